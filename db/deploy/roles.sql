@@ -1,0 +1,23 @@
+-- Deploy history-search:roles
+-- Roles are cluster-wide: create each only if it is missing, so a second
+-- database in the same cluster (tests, staging) deploys cleanly.
+BEGIN;
+
+DO $roles$
+DECLARE
+    r text;
+BEGIN
+    FOREACH r IN ARRAY ARRAY['history_owner', 'history_runtime', 'history_searcher', 'history_auditor'] LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r) THEN
+            EXECUTE pg_catalog.format('CREATE ROLE %I NOLOGIN', r);
+        END IF;
+    END LOOP;
+END
+$roles$;
+
+COMMENT ON ROLE history_owner IS 'history-search: owns the schema, its tables and SECURITY DEFINER functions; never logs in';
+COMMENT ON ROLE history_runtime IS 'history-search: trusted agent runtime (ingestion, runs, delivery, search)';
+COMMENT ON ROLE history_searcher IS 'history-search: may call history.search_history and nothing else';
+COMMENT ON ROLE history_auditor IS 'history-search: audit views and digest verification; no message text';
+
+COMMIT;

@@ -1,0 +1,8 @@
+-- Revert history-search:schema from pg
+BEGIN;
+
+ALTER DEFAULT PRIVILEGES FOR ROLE history_owner GRANT EXECUTE ON FUNCTIONS TO PUBLIC;
+DROP EXTENSION IF EXISTS pgcrypto;
+DROP SCHEMA history;
+
+COMMIT;
