@@ -1,0 +1,41 @@
+-- revoke_proof: end an identity proof; the link stops counting at this commit.
+-- Waits for replies whose delivery check holds the proof (FOR SHARE).
+-- Repeating the recorded revocation is a no-op; any other on a revoked proof is HS004.
+CREATE OR REPLACE FUNCTION history.revoke_proof(
+    p_proof_id text,
+    p_at       timestamptz
+) RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, history, pg_temp
+AS $function$
+DECLARE
+    v_proof history.identity_proofs;
+BEGIN
+    PERFORM history._require_id('p_proof_id', p_proof_id);
+    PERFORM history._require_time('p_at', p_at);
+    PERFORM pg_advisory_xact_lock(pg_catalog.hashtext('history.identity_proofs'));
+
+    SELECT * INTO v_proof FROM history.identity_proofs p WHERE p.proof_id = p_proof_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown proof %', quote_literal(p_proof_id) USING ERRCODE = 'HS003';
+    END IF;
+    IF v_proof.revoked_at IS NOT NULL THEN
+        IF v_proof.revoked_at = p_at THEN
+            RETURN;  -- repeats the recorded revocation
+        END IF;
+        RAISE EXCEPTION 'proof % was already revoked at %', quote_literal(p_proof_id), v_proof.revoked_at
+            USING ERRCODE = 'HS004';
+    END IF;
+
+    UPDATE history.identity_proofs
+       SET revoked_at = p_at, revoke_recorded_at = pg_catalog.now()
+     WHERE proof_key = v_proof.proof_key;
+    PERFORM history._recompute_components(ARRAY[v_proof.account_a_key, v_proof.account_b_key]);
+END
+$function$;
+
+COMMENT ON FUNCTION history.revoke_proof(text, timestamptz) IS
+    'Revoke an identity proof (the link stops counting); HS003 unknown, HS004 already revoked differently';
+REVOKE ALL ON FUNCTION history.revoke_proof(text, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.revoke_proof(text, timestamptz) TO history_runtime;

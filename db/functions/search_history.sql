@@ -1,0 +1,353 @@
+-- search_history: the model-facing search of one run (SPEC §2-§4).
+-- In one transaction: validate, lock the run, find the eligible matches,
+-- rank them, pick neighbours, admit within the run's 400-message budget,
+-- write the audit event, then the evidence, the run's count and its trace.
+-- The query text is used for matching and for the keyed digest only; it is
+-- never stored, echoed in an error or sent in a notice.
+CREATE OR REPLACE FUNCTION history.search_history(
+    p_run     uuid,
+    p_query   text,
+    p_speaker text        DEFAULT 'anyone',
+    p_after   timestamptz DEFAULT NULL,
+    p_before  timestamptz DEFAULT NULL,
+    p_limit   integer     DEFAULT 8
+) RETURNS history.search_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, history, pg_temp
+SET client_min_messages = warning
+AS $function$
+DECLARE
+    c_budget     CONSTANT integer := 400;
+    v_speaker    text := coalesce(p_speaker, 'anyone');
+    v_limit      integer := coalesce(p_limit, 8);
+    v_run        history.runs;
+    v_settings   history.search_settings;
+    v_terms      text[];
+    v_query      tsquery;
+    v_requester_accounts bigint[];
+    v_context    bigint[];
+    v_audience   bigint[];
+    v_exclusions jsonb := '{}';
+    v_ranked     history._ranked_candidate[] := '{}';
+    v_hit        history._ranked_candidate;
+    v_before     bigint[][];
+    v_after      bigint[][];
+    v_before_one bigint[];
+    v_after_one  bigint[];
+    v_wanted     bigint[] := '{}';
+    v_alive      bigint[];
+    v_prior      bigint[];
+    v_selected   bigint[] := '{}';
+    v_new        bigint[] := '{}';
+    v_remaining  integer;
+    v_withheld   boolean := false;
+    v_budget_out integer := 0;
+    v_dead       integer := 0;
+    v_admitted   jsonb := '[]';
+    v_admit_before bigint[];
+    v_admit_after  bigint[];
+    v_nb         bigint;
+    v_status     text;
+    v_key        history.query_digest_keys;
+    v_event_key  bigint;
+    v_event_id   uuid;
+    v_hits       history.search_hit[];
+    i            integer;
+BEGIN
+    -- 1. Arguments. Errors name the bad value, except the query's text.
+    IF p_query IS NULL THEN
+        RAISE EXCEPTION 'p_query must be text, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass '''' for an empty search.';
+    END IF;
+    IF v_speaker NOT IN ('anyone', 'requester', 'you') THEN
+        RAISE EXCEPTION 'invalid speaker %', quote_literal(left(v_speaker, 64))
+            USING ERRCODE = 'HS001', HINT = 'p_speaker is ''anyone'', ''requester'' or ''you''.';
+    END IF;
+    IF v_limit < 1 THEN
+        RAISE EXCEPTION 'p_limit must be at least 1, got %', v_limit USING ERRCODE = 'HS001';
+    END IF;
+    v_limit := least(v_limit, 20);
+    IF p_after > p_before THEN
+        RAISE EXCEPTION 'p_after % is later than p_before %', p_after, p_before USING ERRCODE = 'HS001';
+    END IF;
+
+    -- 2. The run, locked by an UPDATE: concurrent searches of one run queue
+    --    here, and a REPEATABLE READ caller that lost the race gets 40001.
+    v_run := history._lock_open_run(p_run);
+    UPDATE history.runs SET search_count = search_count + 1 WHERE run_key = v_run.run_key;
+    SELECT * INTO v_settings FROM history.search_settings;
+    v_context := v_run.loaded_message_keys || v_run.current_message_key;
+    v_audience := v_run.audience_keys;
+    SELECT array_agg(a.account_key) INTO v_requester_accounts
+      FROM history.accounts a
+     WHERE a.component_key = (SELECT r.component_key FROM history.accounts r WHERE r.account_key = v_run.requester_key);
+
+    -- 3. The query: its distinct lexemes, first-seen first, each quoted as a
+    --    tsquery literal and ORed. Typed operators are never parsed.
+    SELECT coalesce(array_agg(t.lexeme ORDER BY t.first_position, t.lexeme), '{}') INTO v_terms
+      FROM (SELECT u.lexeme, min(pos) AS first_position
+              FROM unnest(to_tsvector(v_settings.text_search_config, left(p_query, v_settings.max_query_chars))) u
+              CROSS JOIN LATERAL unnest(u.positions) pos
+             GROUP BY u.lexeme
+             ORDER BY min(pos), u.lexeme
+             LIMIT v_settings.max_query_terms) t;
+    IF cardinality(v_terms) > 0 THEN
+        v_query := array_to_string(ARRAY(
+                       SELECT '''' || replace(replace(t, '\', '\\'), '''', '''''') || ''''
+                         FROM unnest(v_terms) t), ' | ')::tsquery;
+    END IF;
+
+    -- 4. Matches in the agent's conversations, classified by the first rule
+    --    each fails; the eligible ones ranked, best first.
+    IF v_query IS NOT NULL THEN
+        WITH agent_windows AS MATERIALIZED (
+            SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+              FROM history.memberships m
+             WHERE m.account_key = v_run.agent_key
+             GROUP BY m.conversation_key
+        ), audience_windows AS MATERIALIZED (
+            SELECT w.conversation_key, w.visible
+              FROM history._audience_windows(v_audience, ARRAY(SELECT conversation_key FROM agent_windows)) w
+        ), matches AS MATERIALIZED (
+            SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.has_lineage, d.document,
+                   aw.visible AS agent_visible, au.visible AS audience_visible
+              FROM agent_windows aw
+              JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
+              LEFT JOIN audience_windows au ON au.conversation_key = d.conversation_key
+             WHERE d.document @@ v_query
+        ), classified AS MATERIALIZED (
+            SELECT mt.*,
+                   CASE
+                     WHEN v_speaker = 'requester' AND mt.author_key <> ALL (v_requester_accounts) THEN 'speaker'
+                     WHEN v_speaker = 'you' AND mt.author_key <> v_run.agent_key THEN 'speaker'
+                     WHEN mt.sent_at < p_after OR mt.sent_at >= p_before THEN 'time'
+                     WHEN NOT mt.sent_at <@ mt.agent_visible THEN 'perspective'
+                     WHEN cardinality(v_audience) > 0 AND NOT coalesce(mt.sent_at <@ mt.audience_visible, false) THEN 'audience'
+                     WHEN mt.has_lineage AND NOT history._lineage_passes(mt.message_key, v_audience) THEN 'lineage'
+                     WHEN mt.message_key = ANY (v_context) THEN 'in_context'
+                   END AS excluded_by
+              FROM matches mt
+        ), scored AS (
+            SELECT c.*,
+                   v_settings.text_weight * ts_rank(c.document, v_query, 32) AS text_score,
+                   v_settings.coverage_weight
+                     * (length(c.document) - length(ts_delete(c.document, v_terms)))::float8 / cardinality(v_terms) AS coverage,
+                   v_settings.actor_weight * (c.author_key = ANY (v_requester_accounts))::int AS actor,
+                   v_settings.conversation_weight * (c.conversation_key = v_run.conversation_key)::int AS conversation,
+                   v_settings.participation_weight * (EXISTS (
+                       SELECT 1 FROM history.conversation_authors ca
+                        WHERE ca.conversation_key = c.conversation_key AND ca.author_key = ANY (v_requester_accounts)))::int AS participation,
+                   -- Halves every half-life; capped so that very old messages do not underflow.
+                   v_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
+                       extract(epoch FROM (now() - c.sent_at))::float8
+                       / extract(epoch FROM v_settings.recency_half_life)::float8))) AS recency
+              FROM classified c
+             WHERE c.excluded_by IS NULL
+        ), top AS (
+            SELECT s.*, s.text_score + s.coverage + s.actor + s.conversation + s.participation + s.recency AS total
+              FROM scored s
+             ORDER BY total DESC, s.sent_at DESC, s.message_id
+             LIMIT v_limit
+        )
+        SELECT (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
+                  FROM (SELECT excluded_by, count(*) AS n FROM classified WHERE excluded_by IS NOT NULL GROUP BY 1) x),
+               (SELECT coalesce(array_agg(ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at,
+                                              CASE WHEN cardinality(v_audience) > 0 THEN t.agent_visible * t.audience_visible
+                                                   ELSE t.agent_visible END,
+                                              t.text_score, t.coverage, t.actor, t.conversation, t.participation, t.recency, t.total,
+                                              ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
+                                                     WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord)
+                                          )::history._ranked_candidate
+                                      ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
+                  FROM top t)
+          INTO v_exclusions, v_ranked;
+    END IF;
+
+    -- 5. Neighbours: up to two eligible messages each side of every hit,
+    --    nearest first, searched only inside the hit's visible windows so a
+    --    long ineligible stretch costs one index probe per window.
+    v_before := array_fill(NULL::bigint, ARRAY[greatest(cardinality(v_ranked), 1), 2]);
+    v_after := v_before;
+    FOR i IN 1 .. cardinality(v_ranked) LOOP
+        v_hit := v_ranked[i];
+        SELECT coalesce(array_agg(n.message_key ORDER BY n.sent_at DESC, n.message_id DESC), '{}') INTO v_before_one
+          FROM (SELECT d.message_key, d.sent_at, d.message_id
+                  FROM unnest(v_hit.visible) w
+                  CROSS JOIN LATERAL (
+                      SELECT d.message_key, d.sent_at, d.message_id
+                        FROM history.message_search_documents d
+                       WHERE d.conversation_key = v_hit.conversation_key
+                         AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
+                         AND (d.sent_at, d.message_id) < (v_hit.sent_at, v_hit.message_id COLLATE "C")
+                         AND d.message_key <> ALL (v_context)
+                         AND (NOT d.has_lineage OR history._lineage_passes(d.message_key, v_audience))
+                       ORDER BY d.sent_at DESC, d.message_id DESC
+                       LIMIT 2) d
+                 WHERE lower(w) <= v_hit.sent_at
+                 ORDER BY d.sent_at DESC, d.message_id DESC
+                 LIMIT 2) n;
+        SELECT coalesce(array_agg(n.message_key ORDER BY n.sent_at, n.message_id), '{}') INTO v_after_one
+          FROM (SELECT d.message_key, d.sent_at, d.message_id
+                  FROM unnest(v_hit.visible) w
+                  CROSS JOIN LATERAL (
+                      SELECT d.message_key, d.sent_at, d.message_id
+                        FROM history.message_search_documents d
+                       WHERE d.conversation_key = v_hit.conversation_key
+                         AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
+                         AND (d.sent_at, d.message_id) > (v_hit.sent_at, v_hit.message_id COLLATE "C")
+                         AND d.message_key <> ALL (v_context)
+                         AND (NOT d.has_lineage OR history._lineage_passes(d.message_key, v_audience))
+                       ORDER BY d.sent_at, d.message_id
+                       LIMIT 2) d
+                 WHERE upper_inf(w) OR upper(w) > v_hit.sent_at
+                 ORDER BY d.sent_at, d.message_id
+                 LIMIT 2) n;
+        v_before[i][1] := v_before_one[1]; v_before[i][2] := v_before_one[2];
+        v_after[i][1] := v_after_one[1];   v_after[i][2] := v_after_one[2];
+        v_wanted := v_wanted || v_hit.message_key || v_before_one || v_after_one;
+    END LOOP;
+
+    -- 6. Recheck against canonical events (and hold them: FOR SHARE makes a
+    --    concurrent delete wait for this transaction); note prior evidence.
+    SELECT coalesce(array_agg(k), '{}') INTO v_alive
+      FROM (SELECT m.message_key AS k
+              FROM history.messages m
+              JOIN history.message_events e ON e.event_key = m.current_event_key
+             WHERE m.message_key = ANY (v_wanted) AND e.event_kind <> 'deleted'
+               FOR SHARE OF m) s;
+    SELECT coalesce(array_agg(ev.message_key), '{}') INTO v_prior
+      FROM history.run_evidence ev WHERE ev.run_key = v_run.run_key AND ev.message_key = ANY (v_wanted);
+
+    -- 7. Admission in rank order while the budget lasts; a message the run
+    --    already holds costs nothing. Neighbours in order before1, after1, before2, after2.
+    v_remaining := c_budget - v_run.evidence_count;
+    FOR i IN 1 .. cardinality(v_ranked) LOOP
+        v_hit := v_ranked[i];
+        IF v_hit.message_key <> ALL (v_alive) THEN
+            v_dead := v_dead + 1;
+            CONTINUE;
+        END IF;
+        IF v_hit.message_key <> ALL (v_prior || v_selected) THEN
+            IF v_remaining = 0 THEN
+                v_withheld := true;
+                v_budget_out := v_budget_out + 1;
+                CONTINUE;
+            END IF;
+            v_remaining := v_remaining - 1;
+            v_new := v_new || v_hit.message_key;
+        END IF;
+        IF v_hit.message_key <> ALL (v_selected) THEN
+            v_selected := v_selected || v_hit.message_key;
+        END IF;
+        v_admit_before := '{}';
+        v_admit_after := '{}';
+        FOREACH v_nb IN ARRAY ARRAY[v_before[i][1], v_after[i][1], v_before[i][2], v_after[i][2]] LOOP
+            CONTINUE WHEN v_nb IS NULL OR v_nb <> ALL (v_alive);
+            IF v_nb <> ALL (v_prior || v_selected) THEN
+                IF v_remaining = 0 THEN
+                    v_withheld := true;
+                    CONTINUE;
+                END IF;
+                v_remaining := v_remaining - 1;
+                v_new := v_new || v_nb;
+            END IF;
+            IF v_nb <> ALL (v_selected) THEN
+                v_selected := v_selected || v_nb;
+            END IF;
+            IF v_nb IN (v_before[i][1], v_before[i][2]) THEN
+                v_admit_before := v_admit_before || v_nb;
+            ELSE
+                v_admit_after := v_admit_after || v_nb;
+            END IF;
+        END LOOP;
+        v_admitted := v_admitted || jsonb_build_object(
+            'rank', i, 'hit', v_hit.message_key, 'before', to_jsonb(v_admit_before), 'after', to_jsonb(v_admit_after));
+    END LOOP;
+    v_status := CASE WHEN v_remaining = 0 OR v_withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
+
+    -- 8. The audit event first: no evidence exists without it, and if it
+    --    cannot be written the whole search fails.
+    SELECT * INTO v_key FROM history.query_digest_keys k
+     WHERE k.retired_at IS NULL ORDER BY k.digest_key_id DESC LIMIT 1;
+    INSERT INTO history.conversation_search_events (
+        run_key, agent_key, query_digest, digest_key_id, speaker, sent_after, sent_before, effective_limit,
+        query_term_count, hit_message_ids, selected_message_ids, hit_rankings, selections,
+        excluded_speaker, excluded_time, excluded_perspective, excluded_audience, excluded_lineage,
+        excluded_alive, excluded_in_context, excluded_budget, status, budget_used, budget_remaining)
+    SELECT v_run.run_key, v_run.agent_key,
+           history.hmac(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret, 'sha256'),
+           v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
+           ARRAY(SELECT m.message_id FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
+                   JOIN history.messages m ON m.message_key = (a.x->>'hit')::bigint ORDER BY a.o),
+           ARRAY(SELECT m.message_id FROM unnest(v_selected) WITH ORDINALITY s(k, o)
+                   JOIN history.messages m ON m.message_key = s.k ORDER BY s.o),
+           coalesce((SELECT jsonb_agg(jsonb_build_object(
+                        'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
+                        'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
+                        'recency', r.recency, 'total', r.total) ORDER BY a.o)
+                       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
+                       JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
+           coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
+                       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
+                       CROSS JOIN LATERAL (
+                           SELECT a.o, 0 AS p, jsonb_build_object('message_id', h.message_id, 'role', 'hit',
+                                                                  'hit_message_id', h.message_id) AS obj
+                             FROM history.messages h WHERE h.message_key = (a.x->>'hit')::bigint
+                           UNION ALL
+                           SELECT a.o, n.p, jsonb_build_object('message_id', m.message_id, 'role', n.side,
+                                                               'hit_message_id', h.message_id)
+                             FROM history.messages h,
+                                  LATERAL (SELECT 'before' AS side, b.k::bigint AS k, b.p
+                                             FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)
+                                           UNION ALL
+                                           SELECT 'after', f.k::bigint, f.p + 2
+                                             FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)) n
+                             JOIN history.messages m ON m.message_key = n.k
+                            WHERE h.message_key = (a.x->>'hit')::bigint) sel), '[]'),
+           coalesce((v_exclusions->>'speaker')::int, 0), coalesce((v_exclusions->>'time')::int, 0),
+           coalesce((v_exclusions->>'perspective')::int, 0), coalesce((v_exclusions->>'audience')::int, 0),
+           coalesce((v_exclusions->>'lineage')::int, 0), v_dead,
+           coalesce((v_exclusions->>'in_context')::int, 0), v_budget_out,
+           v_status, v_run.evidence_count + cardinality(v_new), v_remaining
+    RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
+
+    -- 9. Evidence (with the proofs each message relied on), the run's count, the trace.
+    INSERT INTO history.run_evidence AS ev (run_key, message_key, event_key, proof_keys)
+    SELECT v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
+      FROM unnest(v_selected) s(k)
+    ON CONFLICT (run_key, message_key) DO UPDATE
+       SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
+    UPDATE history.runs SET evidence_count = evidence_count + cardinality(v_new) WHERE run_key = v_run.run_key;
+    INSERT INTO history.run_trace (run_key, entry_kind, event_key, detail)
+    VALUES (v_run.run_key, 'search_audit', v_event_key,
+            jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
+                               'hits', jsonb_array_length(v_admitted), 'selected', cardinality(v_selected)));
+
+    -- 10. The result, with text loaded from canonical events.
+    SELECT coalesce(array_agg(ROW(
+               h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role, h.body, r.total,
+               jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
+                                  'conversation', r.conversation, 'participation', r.participation,
+                                  'recency', r.recency, 'total', r.total, 'matched_terms', to_jsonb(r.matched_terms)),
+               coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts) ORDER BY b.p)
+                           FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)), '[]'),
+               coalesce((SELECT jsonb_agg(history._message_json(f.k::bigint, v_run.agent_key, v_requester_accounts) ORDER BY f.p)
+                           FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)), '[]')
+           )::history.search_hit ORDER BY a.o), '{}')
+      INTO v_hits
+      FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
+      JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint
+      CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, v_run.agent_key, v_requester_accounts) AS j) m
+      CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
+                                 (m.j->>'sent_at')::timestamptz AS sent_at, m.j->>'speaker_id' AS speaker_id,
+                                 m.j->>'speaker_role' AS speaker_role, m.j->>'body' AS body) h;
+
+    RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_new), v_remaining, v_hits)::history.search_result;
+END
+$function$;
+
+COMMENT ON FUNCTION history.search_history(uuid, text, text, timestamptz, timestamptz, integer) IS
+    'Search a run''s eligible history (OR of the query''s terms), ranked, with neighbours, budget and audit';
+REVOKE ALL ON FUNCTION history.search_history(uuid, text, text, timestamptz, timestamptz, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.search_history(uuid, text, text, timestamptz, timestamptz, integer)
+    TO history_searcher, history_runtime;

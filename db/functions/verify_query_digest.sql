@@ -1,0 +1,34 @@
+-- verify_query_digest: does this query text produce the digest recorded in
+-- the search event? For trusted auditors; the text is compared, never kept.
+CREATE OR REPLACE FUNCTION history.verify_query_digest(p_event_id uuid, p_query text)
+RETURNS boolean
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, history, pg_temp
+AS $function$
+DECLARE
+    v_digest bytea;
+    v_secret bytea;
+BEGIN
+    IF p_event_id IS NULL THEN
+        RAISE EXCEPTION 'p_event_id must be a search event id, got NULL' USING ERRCODE = 'HS001';
+    END IF;
+    IF p_query IS NULL THEN
+        RAISE EXCEPTION 'p_query must be text, got NULL' USING ERRCODE = 'HS001';
+    END IF;
+    SELECT e.query_digest, k.secret INTO v_digest, v_secret
+      FROM history.conversation_search_events e
+      JOIN history.query_digest_keys k ON k.digest_key_id = e.digest_key_id
+     WHERE e.search_event_id = p_event_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown search event %', p_event_id USING ERRCODE = 'HS003';
+    END IF;
+    RETURN history.hmac(convert_to(history._normalise_query(p_query), 'UTF8'), v_secret, 'sha256') = v_digest;
+END
+$function$;
+
+COMMENT ON FUNCTION history.verify_query_digest(uuid, text) IS
+    'Auditor check: true when the query text produced the search event''s keyed digest';
+REVOKE ALL ON FUNCTION history.verify_query_digest(uuid, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.verify_query_digest(uuid, text) TO history_auditor;
