@@ -1,0 +1,92 @@
+"""The run budget under concurrent searches of one run, over real connections.
+
+Two sessions search the same run at the same time, at READ COMMITTED and at
+REPEATABLE READ (where a loser may get 40001 and retries, as a caller should).
+Whatever the interleaving, the run ends at exactly 400 distinct evidence
+messages, its counter agrees with its evidence rows, and every search that
+returned has an audit row.
+"""
+
+import threading
+
+import psycopg
+import pytest
+from psycopg import errors
+
+BUDGET = 400
+
+
+def build_world(conn, messages=520):
+    conn.execute("SELECT history.upsert_account('agent', 'agent')")
+    conn.execute("SELECT history.upsert_account('alice', 'person')")
+    conn.execute("SELECT history.upsert_conversation('big', 'channel')")
+    conn.execute("SELECT history.add_member('big', 'agent', '2026-01-01')")
+    conn.execute("SELECT history.add_member('big', 'alice', '2026-01-01')")
+    with conn.cursor() as cur:
+        cur.executemany(
+            "SELECT history.post_message(%s, 'big', 'alice', %s, %s::timestamptz)",
+            [(f"m{i:04d}", f"alpha word{i} beta", f"2026-02-01T00:00:00Z") for i in range(messages)],
+        )
+    cur = conn.execute("SELECT history.post_message('now', 'big', 'alice', 'hello', '2026-03-01')")
+    return conn.execute("SELECT history.begin_run('agent', 'big', 'alice', 'now')").fetchone()[0]
+
+
+def search_until_exhausted(dsn, run, isolation, barrier, outcomes):
+    with psycopg.connect(dsn) as conn:
+        conn.isolation_level = isolation
+        barrier.wait()
+        for _ in range(200):
+            try:
+                with conn.transaction():
+                    row = conn.execute(
+                        "SELECT (r).status, (r).budget_used, (r).search_event_id "
+                        "FROM (SELECT history.search_history(%s, 'alpha', p_limit => 20) AS r) s",
+                        (run,),
+                    ).fetchone()
+            except errors.SerializationFailure:
+                outcomes.append(("retry", None, None))
+                continue
+            outcomes.append(row)
+            if row[0] == "search_budget_exhausted":
+                return
+
+
+@pytest.mark.parametrize(
+    "isolation",
+    [psycopg.IsolationLevel.READ_COMMITTED, psycopg.IsolationLevel.REPEATABLE_READ],
+    ids=["read-committed", "repeatable-read"],
+)
+def test_concurrent_searches_never_exceed_the_budget(db_dsn, isolation):
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        run = build_world(conn)
+
+    barrier = threading.Barrier(2)
+    outcomes = [[], []]
+    threads = [
+        threading.Thread(target=search_until_exhausted, args=(db_dsn, run, isolation, barrier, outcomes[i]))
+        for i in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
+
+    with psycopg.connect(db_dsn) as conn:
+        count, evidence = conn.execute(
+            "SELECT r.evidence_count, (SELECT count(*) FROM history.run_evidence e WHERE e.run_key = r.run_key) "
+            "FROM history.runs r WHERE r.run_token = %s",
+            (run,),
+        ).fetchone()
+        audited = conn.execute(
+            "SELECT count(*) FROM history.conversation_search_events e JOIN history.runs r USING (run_key) "
+            "WHERE r.run_token = %s",
+            (run,),
+        ).fetchone()[0]
+    returned = [o for side in outcomes for o in side if o[0] != "retry"]
+    assert count == BUDGET
+    assert evidence == BUDGET
+    assert max(o[1] for o in returned) == BUDGET
+    assert all(o[1] <= BUDGET for o in returned)
+    assert audited == len(returned)
+    assert {o[0] for o in returned} >= {"search_budget_exhausted"}
