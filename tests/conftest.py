@@ -1,0 +1,13 @@
+"""Settings for the Python tests. The database fixtures (pg_server, template_db,
+db_dsn, conn, connect_as, make_database, pgtap_connection) live in
+tests/harness.py, which the root conftest.py loads for the whole tree."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# No timed assertions: hypothesis' per-example deadline is off. CI is derandomized
+# so a run can be repeated; locally examples vary from run to run.
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "default"))
