@@ -1,0 +1,541 @@
+"""Seeded benchmark world and its bulk load.
+
+The world (accounts, agents, conversations, membership intervals, identity
+links, messages with lineage, edits and deletes) is a pure function of
+``(messages, seed)``; only its time anchor moves with the day it is built, so
+that every timestamp is in the past of the database clock (default audiences
+are the destination's open memberships *now*).
+
+Text: ``wordfreq`` is not installable here, so the vocabulary is generated
+deterministically from the seed: pronounceable pseudo-words built from
+consonant-vowel syllables ending in ``a``/``o``/``u`` (the English Snowball
+stemmer leaves them alone, so a word is its own lexeme), drawn with a Zipf
+law (weight ``1 / rank**1.07``). Document frequencies are counted while the
+bodies are generated, and the benchmark picks its query terms from them.
+
+Bulk load: one transaction, as a superuser, COPY straight into the canonical
+tables with explicit keys, writing exactly the rows ``post_message``,
+``edit_message``, ``delete_message``, ``link_identity`` and ``add_member`` would
+have written (see docs/benchmarks.md, "Why the bulk path is equivalent").
+Secondary indexes of the loaded tables are dropped and recreated from their
+own ``pg_get_indexdef`` inside the transaction; foreign-key triggers are
+skipped (``session_replication_role = replica``) and the references are
+checked once, set-wise, before commit.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import io
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+UTC = dt.timezone.utc
+
+_CONSONANTS = "bdfgklmnprstvz"
+_VOWELS = "aiou"
+_FINAL = "aou"
+
+
+def make_vocabulary(size: int, seed: int) -> list[str]:
+    """``size`` distinct pseudo-words, the same for the same seed."""
+    rng = random.Random(f"vocab-{seed}")
+    words: list[str] = []
+    seen: set[str] = set()
+    while len(words) < size:
+        # Frequent words short, rare words long, as in natural text.
+        n = 2 if len(words) < 60 else (3 if len(words) < 3000 else 4)
+        syl = [rng.choice(_CONSONANTS) + rng.choice(_VOWELS) for _ in range(n - 1)]
+        syl.append(rng.choice(_CONSONANTS) + rng.choice(_FINAL))
+        w = "".join(syl)
+        if w not in seen:
+            seen.add(w)
+            words.append(w)
+    return words
+
+
+@dataclass
+class Conversation:
+    key: int
+    kind: str
+    start: float
+    weight: float
+    # (account_key, since, until-or-None) intervals
+    members: list[tuple[int, float, float | None]] = field(default_factory=list)
+
+
+@dataclass
+class World:
+    seed: int
+    n_messages: int
+    anchor: float  # epoch seconds; every time is before it
+    vocabulary: list[str]
+    n_persons: int
+    n_agents: int
+    # accounts: key -> (id, kind, component_key)
+    accounts: list[tuple[int, str, str, int]]
+    proofs: list[tuple[int, str, int, int, float]]
+    conversations: list[Conversation]
+    big_channels: list[int]
+    omniscient_agent: int
+    stats: dict = field(default_factory=dict)
+    # filled by load(): lexeme -> number of live messages containing it
+    doc_freq: dict[str, int] = field(default_factory=dict)
+
+    def account_id(self, key: int) -> str:
+        return self.accounts[key - 1][1]
+
+
+def _clamp(x: float, lo: float, hi: float) -> int:
+    return int(max(lo, min(hi, x)))
+
+
+def build_world(n_messages: int, seed: int = 1, anchor: float | None = None) -> World:
+    """The accounts, links, conversations and memberships of a world of ``n_messages``."""
+    rng = random.Random(f"world-{seed}-{n_messages}")
+    if anchor is None:
+        today = dt.datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        anchor = (today - dt.timedelta(days=1)).timestamp()
+    span = 365 * 86400.0
+    t0 = anchor - span
+
+    n_persons = _clamp(n_messages / 250, 40, 40000)
+    n_agents = _clamp(n_messages / 2500, 5, 800)
+    n_conv = _clamp(n_messages / 40, 12, 250000)
+    vocab = make_vocabulary(_clamp(n_messages / 5, 2000, 200000), seed)
+
+    accounts: list[tuple[int, str, str, int]] = []
+    for i in range(n_persons):
+        accounts.append((i + 1, f"person-{i + 1:06d}", "person", i + 1))
+    for j in range(n_agents):
+        k = n_persons + j + 1
+        accounts.append((k, f"agent-{j + 1:04d}", "agent", k))
+    persons = list(range(1, n_persons + 1))
+    agents = list(range(n_persons + 1, n_persons + n_agents + 1))
+    omniscient = agents[0]
+
+    # Identity links: ~4% of persons linked to another (some chains of three).
+    parent = {p: p for p in persons}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    proofs = []
+    for n in range(max(1, n_persons // 25)):
+        a, b = rng.sample(persons, 2)
+        verified = t0 + rng.random() * span
+        proofs.append((n + 1, f"proof-{n + 1:06d}", a, b, verified))
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    comp: dict[int, int] = {}
+    for p in persons:
+        r = find(p)
+        comp.setdefault(r, p)
+        comp[r] = min(comp[r], p)
+    accounts = [(k, i, kind, comp[find(k)] if kind == "person" else k) for (k, i, kind, _) in accounts]
+
+    # Agents are not equally busy: a Zipf law over agents, plus one agent
+    # that is in every conversation (the "everything" visible set).
+    agent_weights = [1.0 / (r + 1) ** 0.9 for r in range(len(agents) - 1)]
+    agent_cum = list(_cumulative(agent_weights))
+
+    def pick_agent() -> int:
+        return agents[1 + bisect.bisect(agent_cum, rng.random() * agent_cum[-1])] if len(agents) > 1 else omniscient
+
+    def interval(start: float) -> list[tuple[float, float | None]]:
+        since = start + (rng.random() ** 3) * (anchor - start) * 0.5
+        r = rng.random()
+        if r < 0.85:
+            return [(since, None)]
+        until = since + rng.random() * (anchor - since) * 0.8
+        if r < 0.95:
+            return [(since, until)]
+        back = until + rng.random() * (anchor - until) * 0.8
+        return [(since, until), (back, None)]
+
+    conversations: list[Conversation] = []
+    n_big = 3 if n_messages >= 3000 else 1
+    for c in range(n_conv):
+        key = c + 1
+        if c < n_big:
+            conv = Conversation(key, "channel", t0 + rng.random() * 86400 * 10, 0.0)
+            n_members = min(n_persons, max(30, n_persons // 3))
+            people = rng.sample(persons, n_members)
+            bots = rng.sample(agents[1:], max(1, len(agents[1:]) // 3)) if len(agents) > 1 else []
+        else:
+            r = rng.random()
+            kind = "direct" if r < 0.6 else ("group" if r < 0.9 else "channel")
+            conv = Conversation(key, kind, t0 + rng.random() * span * 0.9, rng.paretovariate(1.3))
+            if kind == "direct":
+                people = rng.sample(persons, 1 if rng.random() < 0.8 else 2)
+                bots = [pick_agent()] if len(people) == 1 else []
+            elif kind == "group":
+                people = rng.sample(persons, min(n_persons, rng.randint(3, 8)))
+                bots = list({pick_agent() for _ in range(rng.randint(1, 2))})
+            else:
+                people = rng.sample(persons, min(n_persons, rng.randint(10, 200)))
+                bots = list({pick_agent() for _ in range(rng.randint(1, 3))})
+        founder = people[0]
+        conv.members.append((founder, conv.start, None))
+        for p in people[1:] + [b for b in bots if b != omniscient]:
+            for since, until in (interval(conv.start) if conv.kind != "direct" else [(conv.start, None)]):
+                conv.members.append((p, since, until))
+        conv.members.append((omniscient, conv.start, None))
+        conversations.append(conv)
+
+    # Big channels carry ~30% of the messages, the rest by Pareto weight.
+    small_total = sum(c.weight for c in conversations[n_big:]) or 1.0
+    for c in conversations[n_big:]:
+        c.weight = 0.7 * c.weight / small_total
+    for c in conversations[:n_big]:
+        c.weight = 0.3 / n_big
+    w = World(seed, n_messages, anchor, vocab, n_persons, n_agents, accounts, proofs,
+              conversations, list(range(1, n_big + 1)), omniscient)
+    w.stats = {
+        "persons": n_persons, "agents": n_agents, "conversations": n_conv,
+        "big_channels": n_big, "identity_proofs": len(proofs),
+        "memberships": sum(len(c.members) for c in conversations),
+        "vocabulary": len(vocab),
+    }
+    return w
+
+
+def _cumulative(weights: Iterable[float]) -> Iterable[float]:
+    s = 0.0
+    for x in weights:
+        s += x
+        yield s
+
+
+def _ts(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, UTC).isoformat(sep=" ")
+
+
+@dataclass
+class MessagePlan:
+    """Per-message metadata, in global time order (message_key = index + 1)."""
+    conv: list[int]
+    author: list[int]
+    sent: list[float]
+    edited: dict[int, float]      # message_key -> occurred_at of its edit
+    deleted: dict[int, float]     # message_key -> occurred_at of its deletion
+    sources: dict[int, list[int]]  # message_key -> direct sources
+    ancestors: dict[int, set[int]]  # closure, for messages with lineage
+
+
+def plan_messages(world: World) -> MessagePlan:
+    rng = random.Random(f"messages-{world.seed}-{world.n_messages}")
+    convs = world.conversations
+    cum = list(_cumulative(c.weight for c in convs))
+    draws: list[tuple[float, int, int]] = []
+    for _ in range(world.n_messages):
+        c = convs[min(len(convs) - 1, bisect.bisect(cum, rng.random() * cum[-1]))]
+        t = c.start + rng.random() * (world.anchor - 60 - c.start)
+        author = c.members[0][0]
+        for _try in range(6):
+            a, since, until = c.members[rng.randrange(len(c.members))]
+            if since <= t and (until is None or t < until):
+                author = a
+                break
+        draws.append((round(t, 3), c.key, author))
+    draws.sort()
+    conv = [d[1] for d in draws]
+    author = [d[2] for d in draws]
+    sent = [d[0] for d in draws]
+    edited: dict[int, float] = {}
+    deleted: dict[int, float] = {}
+    sources: dict[int, list[int]] = {}
+    ancestors: dict[int, set[int]] = {}
+    n = len(sent)
+    for i in range(n):
+        key = i + 1
+        r = rng.random()
+        if r < 0.03:
+            edited[key] = sent[i] + rng.random() * (world.anchor - sent[i]) * 0.01
+        if rng.random() < 0.01:
+            deleted[key] = max(sent[i], edited.get(key, sent[i])) + rng.random() * (world.anchor - sent[i]) * 0.01
+        # ~1.5% derive from 1-2 recent earlier messages (forwards, summaries);
+        # derived messages are themselves sources sometimes: chains form.
+        if i > 10 and rng.random() < 0.015:
+            srcs = sorted({rng.randrange(max(1, i - 5000), i) + 1 for _ in range(rng.randint(1, 2))})
+            sources[key] = srcs
+            anc: set[int] = set(srcs)
+            for s in srcs:
+                anc |= ancestors.get(s, set())
+            ancestors[key] = anc
+    return MessagePlan(conv, author, sent, edited, deleted, sources, ancestors)
+
+
+def _escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+class _Progress:
+    def __init__(self, out, total: int, label: str):
+        self.out, self.total, self.label = out, max(1, total), label
+        self.start = time.monotonic()
+        self.last = -1
+
+    def update(self, done: int) -> None:
+        pct = int(100 * done / self.total)
+        if self.out is not None and pct // 5 != self.last // 5:
+            self.last = pct
+            bar = "#" * (pct // 5) + "." * (20 - pct // 5)
+            self.out.write(f"\r  {self.label:<24} [{bar}] {pct:3d}% {time.monotonic() - self.start:6.1f}s")
+            self.out.flush()
+
+    def done(self) -> None:
+        if self.out is not None:
+            self.update(self.total)
+            self.out.write("\n")
+            self.out.flush()
+
+
+# Tables the bulk path writes, in dependency order.
+LOADED_TABLES = [
+    "accounts", "conversations", "memberships", "identity_proofs", "messages", "message_events",
+    "message_sources", "message_lineage", "conversation_authors", "message_search_documents",
+]
+
+
+def _copy(cur, table: str, columns: str, rows: Iterable[str], total: int, out) -> None:
+    prog = _Progress(out, total, table)
+    buf = io.StringIO()
+    n = 0
+    with cur.copy(f"COPY history.{table} ({columns}) FROM STDIN") as cp:
+        for line in rows:
+            buf.write(line)
+            n += 1
+            if n % 20000 == 0:
+                cp.write(buf.getvalue())
+                buf = io.StringIO()
+                prog.update(n)
+        cp.write(buf.getvalue())
+    prog.done()
+
+
+def load(dsn: str, world: World, *, out=sys.stderr, body_words: tuple[int, int] = (4, 24)) -> dict:
+    """Bulk-load ``world`` into an empty migrated database; returns timings and counts."""
+    import psycopg
+
+    started = time.monotonic()
+    plan = plan_messages(world)
+    t_plan = time.monotonic() - started
+    rng = random.Random(f"bodies-{world.seed}-{world.n_messages}")
+    vocab = world.vocabulary
+    cum = list(_cumulative(1.0 / (r + 1) ** 1.07 for r in range(len(vocab))))
+    n = len(plan.sent)
+    doc_freq: dict[str, int] = {}
+
+    def body() -> tuple[str, set[str]]:
+        words = rng.choices(vocab, cum_weights=cum, k=rng.randint(*body_words))
+        return " ".join(words), set(words)
+
+    with psycopg.connect(dsn, autocommit=False) as conn, conn.cursor() as cur:
+        cur.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        if not cur.fetchone()[0]:
+            raise RuntimeError("the bulk load needs a superuser connection")
+        cur.execute("SELECT count(*) FROM history.messages")
+        if cur.fetchone()[0]:
+            raise RuntimeError("the bulk load needs an empty database (history.messages has rows)")
+        cur.execute("SET LOCAL maintenance_work_mem = '512MB'")
+        cur.execute("SET LOCAL session_replication_role = replica")
+        cur.execute("SET LOCAL synchronous_commit = off")
+        # Secondary (non-constraint) indexes: drop now, recreate after the COPY.
+        cur.execute(
+            """SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
+                 FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
+                 JOIN pg_namespace s ON s.oid = t.relnamespace
+                WHERE s.nspname = 'history' AND t.relname = ANY (%s)
+                  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)""",
+            (LOADED_TABLES,))
+        indexes = cur.fetchall()
+        for name, _ in indexes:
+            cur.execute(f"DROP INDEX {name}")
+
+        t = time.monotonic()
+        _copy(cur, "accounts", "account_key, account_id, kind, display_name, component_key",
+              (f"{k}\t{i}\t{kind}\t{i}\t{c}\n" for k, i, kind, c in world.accounts),
+              len(world.accounts), out)
+        _copy(cur, "conversations", "conversation_key, conversation_id, kind, title",
+              (f"{c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\n" for c in world.conversations),
+              len(world.conversations), out)
+
+        def memberships():
+            for c in world.conversations:
+                for a, since, until in c.members:
+                    yield f"{c.key}\t{a}\t{_ts(since)}\t{_ts(until) if until is not None else chr(92) + 'N'}\n"
+        _copy(cur, "memberships", "conversation_key, account_key, since, until", memberships(),
+              world.stats["memberships"], out)
+        _copy(cur, "identity_proofs", "proof_key, proof_id, account_a_key, account_b_key, verified_at",
+              (f"{k}\t{pid}\t{a}\t{b}\t{_ts(v)}\n" for k, pid, a, b, v in world.proofs), len(world.proofs), out)
+
+        # Events: created events take keys 1..n (key = message key); edits
+        # then deletes follow, so each message's latest event has its largest key.
+        edit_keys = {m: n + i + 1 for i, m in enumerate(sorted(plan.edited))}
+        delete_keys = {m: n + len(edit_keys) + i + 1 for i, m in enumerate(sorted(plan.deleted))}
+
+        def current(m: int) -> int:
+            return delete_keys.get(m) or edit_keys.get(m) or m
+
+        _copy(cur, "messages", "message_key, message_id, conversation_key, author_key, sent_at, current_event_key",
+              (f"{i + 1}\tmsg-{i + 1:09d}\t{plan.conv[i]}\t{plan.author[i]}\t{_ts(plan.sent[i])}\t{current(i + 1)}\n"
+               for i in range(n)), n, out)
+
+        edit_bodies: dict[int, str] = {}
+
+        def events():
+            for i in range(n):
+                m = i + 1
+                text, words = body()
+                if m in plan.edited:
+                    new_text, new_words = body()
+                    edit_bodies[m] = new_text
+                    words = new_words
+                if m not in plan.deleted:
+                    for w_ in words:
+                        doc_freq[w_] = doc_freq.get(w_, 0) + 1
+                yield f"{m}\t{m}\tcreated\t{_escape(text)}\t{_ts(plan.sent[i])}\n"
+            for m, k in edit_keys.items():
+                yield f"{k}\t{m}\tedited\t{_escape(edit_bodies[m])}\t{_ts(plan.edited[m])}\n"
+            for m, k in delete_keys.items():
+                yield f"{k}\t{m}\tdeleted\t\\N\t{_ts(plan.deleted[m])}\n"
+        _copy(cur, "message_events", "event_key, message_key, event_kind, body, occurred_at", events(),
+              n + len(edit_keys) + len(delete_keys), out)
+
+        _copy(cur, "message_sources", "message_key, source_key",
+              (f"{m}\t{s}\n" for m, srcs in plan.sources.items() for s in srcs),
+              sum(len(s) for s in plan.sources.values()), out)
+        _copy(cur, "message_lineage", "message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at",
+              (f"{m}\t{a}\t{plan.conv[a - 1]}\t{_ts(plan.sent[a - 1])}\n"
+               for m, anc in plan.ancestors.items() for a in sorted(anc)),
+              sum(len(a) for a in plan.ancestors.values()), out)
+        pairs = sorted(set(zip(plan.author, plan.conv)))
+        _copy(cur, "conversation_authors", "author_key, conversation_key",
+              (f"{a}\t{c}\n" for a, c in pairs), len(pairs), out)
+        t_copy = time.monotonic() - t
+
+        # The projection, exactly as _index_message writes it: one row per
+        # live message, from its current event, with the configured text search config.
+        t = time.monotonic()
+        if out is not None:
+            out.write("  message_search_documents (to_tsvector in SQL) ...\n")
+        cur.execute(
+            """INSERT INTO history.message_search_documents
+                      (message_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
+               SELECT m.message_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
+                      EXISTS (SELECT 1 FROM history.message_lineage l WHERE l.message_key = m.message_key),
+                      to_tsvector((SELECT s.text_search_config FROM history.search_settings s), e.body)
+                 FROM history.messages m
+                 JOIN history.message_events e ON e.event_key = m.current_event_key
+                WHERE e.event_kind <> 'deleted'""")
+        t_project = time.monotonic() - t
+
+        t = time.monotonic()
+        for name, ddl in indexes:
+            if out is not None:
+                out.write(f"  index {name} ...\n")
+            cur.execute(ddl)
+        # Identity sequences continue after the loaded keys, so post_message etc. work afterwards.
+        for table, col in [("conversations", "conversation_key"), ("memberships", "membership_key"),
+                           ("identity_proofs", "proof_key"), ("messages", "message_key"),
+                           ("message_events", "event_key"), ("accounts", "account_key")]:
+            cur.execute(f"SELECT setval(pg_get_serial_sequence('history.{table}', '{col}'), "
+                        f"coalesce((SELECT max({col}) FROM history.{table}), 0) + 1, false)")
+        t_index = time.monotonic() - t
+
+        # The foreign keys, checked once and set-wise (their triggers were off).
+        t = time.monotonic()
+        problems = check_references(cur)
+        if problems:
+            raise RuntimeError(f"bulk load is inconsistent: {problems}")
+        cur.execute("SET LOCAL session_replication_role = origin")
+        t_check = time.monotonic() - t
+        conn.commit()
+
+    t = time.monotonic()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE) history.messages, history.message_events, history.message_search_documents, "
+                     "history.memberships, history.accounts, history.conversations, history.message_lineage, "
+                     "history.message_sources, history.conversation_authors, history.identity_proofs")
+    t_vacuum = time.monotonic() - t
+    world.doc_freq = doc_freq
+    total = time.monotonic() - started
+    result = {
+        "messages": n, "events": n + len(plan.edited) + len(plan.deleted),
+        "edited": len(plan.edited), "deleted": len(plan.deleted),
+        "with_lineage": len(plan.ancestors),
+        "lineage_rows": sum(len(a) for a in plan.ancestors.values()),
+        "seconds": {"plan": round(t_plan, 2), "copy": round(t_copy, 2), "projection": round(t_project, 2),
+                    "indexes": round(t_index, 2), "checks": round(t_check, 2), "vacuum_analyze": round(t_vacuum, 2),
+                    "total": round(total, 2)},
+        "messages_per_s": round(n / total, 1) if total else None,
+    }
+    result.update(world.stats)
+    return result
+
+
+# Each (child, column, parent, parent column): every FK of the loaded tables.
+_REFERENCES = [
+    ("memberships", "conversation_key", "conversations", "conversation_key"),
+    ("memberships", "account_key", "accounts", "account_key"),
+    ("identity_proofs", "account_a_key", "accounts", "account_key"),
+    ("identity_proofs", "account_b_key", "accounts", "account_key"),
+    ("messages", "conversation_key", "conversations", "conversation_key"),
+    ("messages", "author_key", "accounts", "account_key"),
+    ("messages", "current_event_key", "message_events", "event_key"),
+    ("message_events", "message_key", "messages", "message_key"),
+    ("message_sources", "message_key", "messages", "message_key"),
+    ("message_sources", "source_key", "messages", "message_key"),
+    ("message_lineage", "message_key", "messages", "message_key"),
+    ("message_lineage", "ancestor_key", "messages", "message_key"),
+    ("conversation_authors", "conversation_key", "conversations", "conversation_key"),
+    ("conversation_authors", "author_key", "accounts", "account_key"),
+    ("message_search_documents", "message_key", "messages", "message_key"),
+]
+
+
+def check_references(cur) -> list[str]:
+    """Dangling references, and the invariants post_message keeps; [] when consistent."""
+    problems = []
+    for child, col, parent, pcol in _REFERENCES:
+        cur.execute(f"SELECT count(*) FROM history.{child} c WHERE NOT EXISTS "
+                    f"(SELECT 1 FROM history.{parent} p WHERE p.{pcol} = c.{col})")
+        k = cur.fetchone()[0]
+        if k:
+            problems.append(f"{k} {child}.{col} without {parent}")
+    invariants = {
+        "current event is not the latest": """SELECT count(*) FROM history.messages m
+            WHERE m.current_event_key <> (SELECT max(e.event_key) FROM history.message_events e
+                                           WHERE e.message_key = m.message_key)""",
+        "current event of another message": """SELECT count(*) FROM history.messages m
+            JOIN history.message_events e ON e.event_key = m.current_event_key WHERE e.message_key <> m.message_key""",
+        "live message without projection row": """SELECT count(*) FROM history.messages m
+            JOIN history.message_events e ON e.event_key = m.current_event_key
+            WHERE e.event_kind <> 'deleted' AND NOT EXISTS
+                  (SELECT 1 FROM history.message_search_documents d WHERE d.message_key = m.message_key)""",
+        "projection row of a deleted message": """SELECT count(*) FROM history.message_search_documents d
+            JOIN history.messages m ON m.message_key = d.message_key
+            JOIN history.message_events e ON e.event_key = m.current_event_key WHERE e.event_kind = 'deleted'""",
+        "author missing from conversation_authors": """SELECT count(*) FROM history.messages m WHERE NOT EXISTS
+            (SELECT 1 FROM history.conversation_authors ca
+              WHERE ca.author_key = m.author_key AND ca.conversation_key = m.conversation_key)""",
+        "component is not the smallest linked key": """SELECT count(*) FROM history.accounts a
+            WHERE a.component_key > a.account_key AND NOT EXISTS
+                  (SELECT 1 FROM history.accounts b WHERE b.account_key = a.component_key)""",
+    }
+    for what, sql in invariants.items():
+        cur.execute(sql)
+        k = cur.fetchone()[0]
+        if k:
+            problems.append(f"{k}: {what}")
+    return problems
