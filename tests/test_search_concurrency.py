@@ -25,23 +25,26 @@ def build_world(conn, messages=520):
     with conn.cursor() as cur:
         cur.executemany(
             "SELECT history.post_message(%s, 'big', 'alice', %s, %s::timestamptz)",
-            [(f"m{i:04d}", f"alpha word{i} beta", f"2026-02-01T00:00:00Z") for i in range(messages)],
+            [(f"m{i:04d}", f"alpha word{i} beta", "2026-02-01T00:00:00Z") for i in range(messages)],
         )
-    cur = conn.execute("SELECT history.post_message('now', 'big', 'alice', 'hello', '2026-03-01')")
+    conn.execute("SELECT history.post_message('now', 'big', 'alice', 'hello', '2026-03-01')")
     return conn.execute("SELECT history.begin_run('agent', 'big', 'alice', 'now')").fetchone()[0]
 
 
-def search_until_exhausted(dsn, run, isolation, barrier, outcomes):
+def search_until_exhausted(dsn, run, isolation, side, barrier, outcomes):
     with psycopg.connect(dsn) as conn:
         conn.isolation_level = isolation
         barrier.wait()
-        for _ in range(200):
+        for attempt in range(200):
+            # Each search asks for other messages, so the budget drains.
+            first = ((attempt * 2 + side) * 10) % 520
+            query = " ".join(f"word{(first + k) % 520}" for k in range(10))
             try:
                 with conn.transaction():
                     row = conn.execute(
                         "SELECT (r).status, (r).budget_used, (r).search_event_id "
-                        "FROM (SELECT history.search_history(%s, 'alpha', p_limit => 20) AS r) s",
-                        (run,),
+                        "FROM (SELECT history.search_history(%s, %s, p_limit => 20) AS r) s",
+                        (run, query),
                     ).fetchone()
             except errors.SerializationFailure:
                 outcomes.append(("retry", None, None))
@@ -63,7 +66,7 @@ def test_concurrent_searches_never_exceed_the_budget(db_dsn, isolation):
     barrier = threading.Barrier(2)
     outcomes = [[], []]
     threads = [
-        threading.Thread(target=search_until_exhausted, args=(db_dsn, run, isolation, barrier, outcomes[i]))
+        threading.Thread(target=search_until_exhausted, args=(db_dsn, run, isolation, i, barrier, outcomes[i]))
         for i in range(2)
     ]
     for t in threads:
