@@ -206,7 +206,9 @@ class ThrowawayCluster:
     def _setup_dirs(self) -> None:
         # /tmp rather than $TMPDIR: the socket path must stay short.
         base = "/tmp" if os.path.isdir("/tmp") else None
-        self.base_dir = Path(tempfile.mkdtemp(prefix="hs-pg-", dir=base))
+        # HISTORY_SEARCH_CLUSTER_PREFIX lets a caller (.ci/run) recognise its own clusters.
+        prefix = os.environ.get("HISTORY_SEARCH_CLUSTER_PREFIX", "hs-pg-")
+        self.base_dir = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
         for sub in (self.data_dir, self.socket_dir, self.log_file.parent):
             sub.mkdir(mode=0o700)
         if len(str(self.socket_dir / ".s.PGSQL.65535")) > 107:
