@@ -27,7 +27,8 @@ Fixtures
 ``make_database``  factory: ``make_database()`` → URL of a new *empty* database,
                    ``make_database(template=name)`` → a copy; dropped after the test
 ``pgtap_connection`` overrides pytest-pgtap's: a connection to a dedicated migrated
-                   database; if it cannot be made, every pgTAP file fails (never skips)
+                   database; if it cannot be made, every pgTAP file fails (never skips);
+                   each file runs in a transaction that is always rolled back
 """
 
 from __future__ import annotations
@@ -118,13 +119,27 @@ class PgServer:
 
 
 def _docker_answers() -> bool:
-    try:
-        import docker  # type: ignore[import-untyped]
-
-        docker.from_env(timeout=3).ping()
-        return True
-    except Exception:
+    if not os.environ.get("DOCKER_HOST") and not os.path.exists("/var/run/docker.sock"):
         return False
+    import gc
+
+    with warnings.catch_warnings():
+        # a refused connection leaves a socket for the garbage collector: not ours to report
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            import docker  # type: ignore[import-untyped]
+
+            client = docker.from_env(timeout=3)
+        except Exception:
+            return False
+        try:
+            return bool(client.ping())
+        except Exception:
+            return False
+        finally:
+            client.close()
+            del client
+            gc.collect()
 
 
 def _container_server() -> tuple[PgServer, Callable[[], None]] | None:
@@ -275,6 +290,27 @@ def pgtap_connection(pg_server: PgServer, template_db: str) -> Iterator[psycopg.
             yield c
     finally:
         pg_server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def _pgtap_runner(pgtap_connection: psycopg.Connection):
+    """pytest-pgtap's runner, but every file's transaction is rolled back.
+
+    pytest-pgtap runs each file inside a transaction that it commits; a file that
+    forgets its own ``BEGIN; … ROLLBACK;`` would then leave its rows and pgTAP's
+    plan state behind for the next file ("You tried to plan twice!").
+    """
+    from psycopg.rows import scalar_row
+    from pytest_pgtap.pgtap import Runner
+
+    class RollbackRunner(Runner):
+        def run(self, query):
+            with self.conn.transaction(force_rollback=True):
+                cur = self.conn.cursor(row_factory=scalar_row)
+                cur.execute(query)
+                return self._collectrows(cur)
+
+    return RollbackRunner(pgtap_connection)
 
 
 # --------------------------------------------------------------------------
