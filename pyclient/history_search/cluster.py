@@ -301,8 +301,13 @@ class ThrowawayCluster:
         for _ in range(100):
             try:
                 os.kill(pid, 0)
-            except ProcessLookupError:
+                with open(f"/proc/{pid}/stat") as f:  # a zombie has exited: its reaper is not us
+                    if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                        return
+            except (ProcessLookupError, FileNotFoundError):
                 return
+            except OSError:
+                pass
             time.sleep(0.05)
 
     def __enter__(self) -> "ThrowawayCluster":
