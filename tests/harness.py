@@ -206,11 +206,11 @@ def pg_server() -> Iterator[PgServer]:
 
 
 def _create_available_extensions(dsn: str) -> None:
-    """pgTAP is required (the pgTAP files need it); plpgsql_check only if the server has it."""
+    """pgTAP and plpgsql_check, each if the server has it (pgtap_connection insists on pgTAP)."""
     with psycopg.connect(dsn, autocommit=True) as c:
-        c.execute("CREATE EXTENSION IF NOT EXISTS pgtap")
-        if c.execute("SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'plpgsql_check'").fetchone():
-            c.execute("CREATE EXTENSION IF NOT EXISTS plpgsql_check")
+        for ext in ("pgtap", "plpgsql_check"):
+            if c.execute("SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = %s", (ext,)).fetchone():
+                c.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
 
 
 @pytest.fixture(scope="session")
@@ -287,6 +287,12 @@ def pgtap_connection(pg_server: PgServer, template_db: str) -> Iterator[psycopg.
     url = pg_server.create_database(name, template_db)
     try:
         with psycopg.connect(url) as c:
+            if not c.execute("SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pgtap'").fetchone():
+                raise RuntimeError(
+                    f"pgTAP is not installed on the test server ({pg_server.kind}): "
+                    "install postgresql-<major>-pgtap (scripts/bootstrap does)"
+                )
+            c.rollback()
             yield c
     finally:
         pg_server.drop_database(name)
