@@ -1,0 +1,328 @@
+"""The ``search_history`` tool as an LLM sees it.
+
+:func:`tool_schema` is the JSON Schema of the tool's arguments — only what the
+model may choose: ``query``, ``speaker``, ``after``, ``before``, ``limit``. Who
+is asking, where the answer goes and who will read it are fixed by the runtime
+in the run, never by the model.
+
+:func:`openai_tool` and :func:`anthropic_tool` wrap it in those APIs' tool
+definition shapes.
+
+:func:`call_tool` takes the model's raw arguments (a JSON string or a dict),
+validates them against the schema, calls :meth:`Search.search` and returns a
+JSON-able dict. It never raises for anything the model sent: malformed JSON,
+unknown keys, wrong types, naive or malformed date-times, a limit out of range,
+and the server's ``HS`` errors (an ended run, ``after`` later than ``before``)
+all come back as ``{"error": "<what is wrong>", "code": "..."}``, which the
+runtime hands back to the model as the tool result so it can correct itself.
+Only infrastructure failures (:class:`~history_search.errors.DatabaseError`:
+connection lost, serialization failure) propagate, for the runtime to handle.
+
+Leniency, written down: a JSON ``null`` for an optional argument means "not
+given" (several function-calling modes send ``null`` for every optional
+argument); ``limit`` may be a JSON number with no fractional part (``8.0``),
+as JSON Schema's ``integer`` allows. Date-times follow RFC 3339 ``date-time``:
+``2026-05-01T09:30:00Z`` or with an offset ``+02:00``; a space instead of ``T``
+is accepted, a missing offset is not.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import datetime
+from typing import Any, Mapping
+
+from .client import AsyncSearch, Search
+from .errors import DatabaseError, HistorySearchError
+from .models import SearchResult
+
+__all__ = [
+    "TOOL_DESCRIPTION",
+    "TOOL_NAME",
+    "ToolArgumentError",
+    "anthropic_tool",
+    "acall_tool",
+    "call_tool",
+    "openai_tool",
+    "parse_arguments",
+    "tool_schema",
+]
+
+TOOL_NAME = "search_history"
+TOOL_DESCRIPTION = (
+    "Search the conversation history you have observed for messages that are not already in your "
+    "context. Returns attributed messages (who said what, where, when) with up to two messages of "
+    "context each side, best matches first. The query's words are alternatives (any may match); "
+    "only messages everyone you are replying to may see are returned. Each turn has a limited "
+    "budget of returned messages: search specifically."
+)
+
+SPEAKERS = ("anyone", "requester", "you")
+LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 20, 8
+
+_PROPERTIES = ("query", "speaker", "after", "before", "limit")
+
+
+def tool_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the tool's arguments."""
+    return {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "Words to look for; any of them may match. Plain words, no operators.",
+            },
+            "speaker": {
+                "type": "string",
+                "enum": list(SPEAKERS),
+                "default": "anyone",
+                "description": "Whose messages: 'anyone', 'requester' (the person you are answering, "
+                               "including their linked accounts) or 'you' (your own earlier messages).",
+            },
+            "after": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Only messages sent at or after this time (RFC 3339, with a time zone, "
+                               "e.g. 2026-05-01T09:30:00Z).",
+            },
+            "before": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Only messages sent before this time (RFC 3339, with a time zone).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": LIMIT_MIN,
+                "maximum": LIMIT_MAX,
+                "default": LIMIT_DEFAULT,
+                "description": "How many hits at most (each comes with its context messages).",
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+
+def openai_tool() -> dict[str, Any]:
+    """The tool in OpenAI's Chat Completions ``tools`` shape."""
+    return {"type": "function",
+            "function": {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": tool_schema()}}
+
+
+def anthropic_tool() -> dict[str, Any]:
+    """The tool in Anthropic's Messages API ``tools`` shape."""
+    return {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": tool_schema()}
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+
+class ToolArgumentError(ValueError):
+    """The model's arguments do not match :func:`tool_schema` (message says how)."""
+
+
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
+_NO_ZONE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?", re.ASCII)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _check_text(name: str, value: str) -> None:
+    if "\x00" in value:
+        raise ToolArgumentError(f"{name} must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolArgumentError(f"{name} is not valid Unicode text") from None
+
+
+def _parse_time(name: str, value: Any) -> datetime:
+    if not isinstance(value, str):
+        raise ToolArgumentError(f"{name} must be an RFC 3339 date-time string, got {_type_name(value)}")
+    if not _RFC3339.fullmatch(value):
+        if _NO_ZONE.fullmatch(value):
+            raise ToolArgumentError(
+                f"{name} {_short(value)} has no time zone; give one, e.g. {value[:10]}T00:00:00Z")
+        raise ToolArgumentError(
+            f"{name} {_short(value)} is not an RFC 3339 date-time (e.g. 2026-05-01T09:30:00Z)")
+    text = value.upper().replace(" ", "T").replace("Z", "+00:00")
+    if "." in text:  # Python takes at most 6 fractional digits
+        head, _, rest = text.partition(".")
+        digits = re.match(r"[0-9]+", rest).group(0)  # type: ignore[union-attr]
+        text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise ToolArgumentError(f"{name} {_short(value)} is not a valid date-time ({exc})") from None
+    return dt
+
+
+def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
+    """The model's arguments as keyword arguments of :meth:`Search.search`.
+
+    Raises :class:`ToolArgumentError` naming every problem found.
+    """
+    args = raw_arguments
+    if isinstance(args, (bytes, bytearray)):
+        try:
+            args = args.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolArgumentError("arguments are not UTF-8 text") from None
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            raise ToolArgumentError(f"arguments are not valid JSON ({str(exc)[:80]})") from None
+    if not isinstance(args, Mapping):
+        raise ToolArgumentError(f"arguments must be a JSON object, got {_type_name(args)}")
+
+    problems: list[str] = []
+    unknown = [k for k in args if k not in _PROPERTIES]
+    if unknown:
+        problems.append(
+            "unknown argument" + ("s " if len(unknown) > 1 else " ")
+            + ", ".join(_short(k, 40) for k in unknown[:5]) + ("…" if len(unknown) > 5 else "")
+            + f"; the arguments are {', '.join(_PROPERTIES)}"
+        )
+
+    out: dict[str, Any] = {}
+
+    def attempt(name: str, fn) -> None:
+        try:
+            value = fn()
+        except ToolArgumentError as exc:
+            problems.append(str(exc))
+        else:
+            if value is not None:
+                out[name] = value
+
+    def query() -> str:
+        if "query" not in args:
+            raise ToolArgumentError("query is required")
+        value = args["query"]
+        if not isinstance(value, str):
+            raise ToolArgumentError(f"query must be a string, got {_type_name(value)}")
+        _check_text("query", value)
+        return value
+
+    def speaker() -> str | None:
+        value = args.get("speaker")
+        if value is None:
+            return None
+        if not isinstance(value, str) or value not in SPEAKERS:
+            raise ToolArgumentError(
+                f"speaker must be one of {', '.join(SPEAKERS)}, got {_short(value)}")
+        return value
+
+    def time(name: str):
+        def parse() -> datetime | None:
+            value = args.get(name)
+            return None if value is None else _parse_time(name, value)
+        return parse
+
+    def limit() -> int | None:
+        value = args.get("limit")
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ToolArgumentError(f"limit must be an integer, got {_type_name(value)}")
+        if isinstance(value, float):
+            if not math.isfinite(value) or not value.is_integer():
+                raise ToolArgumentError(f"limit must be an integer, got {_short(value)}")
+            value = int(value)
+        if not LIMIT_MIN <= value <= LIMIT_MAX:
+            raise ToolArgumentError(f"limit must be between {LIMIT_MIN} and {LIMIT_MAX}, got {value}")
+        return value
+
+    attempt("query", query)
+    attempt("speaker", speaker)
+    attempt("after", time("after"))
+    attempt("before", time("before"))
+    attempt("limit", limit)
+    if problems:
+        raise ToolArgumentError("; ".join(problems))
+    return out
+
+
+# --------------------------------------------------------------------------
+# Calling
+# --------------------------------------------------------------------------
+
+
+def _error(message: str, code: str) -> dict[str, Any]:
+    return {"error": message, "code": code}
+
+
+def _server_error(exc: HistorySearchError) -> dict[str, Any]:
+    message = exc.message
+    if exc.hint:
+        message += f" ({exc.hint})"
+    return _error(message, exc.sqlstate or "HS")
+
+
+def result_to_tool(result: SearchResult) -> dict[str, Any]:
+    """A search result as the tool's JSON-able result."""
+    return result.to_dict()
+
+
+def call_tool(search: Search, raw_arguments: Any) -> dict[str, Any]:
+    """Validate the model's raw arguments, search, and return a JSON-able dict.
+
+    Success: the :class:`SearchResult` as a dict (``status``, ``search_event_id``,
+    ``budget_used``, ``budget_remaining``, ``hits``). Failure the model caused:
+    ``{"error": message, "code": "invalid_arguments" | "HS00n"}``.
+    """
+    try:
+        kwargs = parse_arguments(raw_arguments)
+    except ToolArgumentError as exc:
+        return _error(str(exc), "invalid_arguments")
+    try:
+        result = search.search(**kwargs)
+    except DatabaseError:
+        raise
+    except HistorySearchError as exc:
+        return _server_error(exc)
+    return result_to_tool(result)
+
+
+async def acall_tool(search: AsyncSearch, raw_arguments: Any) -> dict[str, Any]:
+    """:func:`call_tool` for an :class:`AsyncSearch`."""
+    try:
+        kwargs = parse_arguments(raw_arguments)
+    except ToolArgumentError as exc:
+        return _error(str(exc), "invalid_arguments")
+    try:
+        result = await search.search(**kwargs)
+    except DatabaseError:
+        raise
+    except HistorySearchError as exc:
+        return _server_error(exc)
+    return result_to_tool(result)
