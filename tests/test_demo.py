@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import io
 import re
-import time
 
 import pytest
 
-from history_search.cluster import ClusterError, find_server_bindir
 from history_search.demo import run_demo
 
 
@@ -60,14 +58,9 @@ def test_demo_against_a_database(db_dsn):
 
 
 def test_demo_on_its_own_throwaway_server():
-    try:
-        find_server_bindir()
-    except ClusterError as exc:
-        pytest.skip(f"no local PostgreSQL server binaries: {exc}")
+    # No skip: a machine without PostgreSQL server binaries fails here.
     out = io.StringIO()
-    started = time.monotonic()
     assert run_demo(out=out) == 0
-    assert time.monotonic() - started < 60
     text = out.getvalue()
     check_output(text)
     assert "throwaway PostgreSQL at postgresql://" in text
