@@ -35,9 +35,11 @@ def search_until_exhausted(dsn, run, isolation, side, barrier, outcomes):
     with psycopg.connect(dsn) as conn:
         conn.isolation_level = isolation
         barrier.wait()
-        for attempt in range(200):
-            # Each search asks for other messages, so the budget drains.
-            first = ((attempt * 2 + side) * 10) % 520
+        done = 0
+        for _ in range(500):
+            # Each successful search asks for other messages, so the budget
+            # drains even when one side loses every race for a while.
+            first = (done * 10 + side * 260) % 520
             query = " ".join(f"word{(first + k) % 520}" for k in range(10))
             try:
                 with conn.transaction():
@@ -50,6 +52,7 @@ def search_until_exhausted(dsn, run, isolation, side, barrier, outcomes):
                 outcomes.append(("retry", None, None))
                 continue
             outcomes.append(row)
+            done += 1
             if row[0] == "search_budget_exhausted":
                 return
 
