@@ -1,0 +1,554 @@
+"""``history-search bench``: load a seeded world, then time F, B1, B0, P1 and P2.
+
+* **F**  ``history.search_history`` itself (audit, evidence, neighbours); every
+  worker begins a fresh run (untimed) after 8 searches, so the 400-message
+  budget never interferes (8 x 8 hits x 5 messages = 320).
+* **B1** the floor: the same eligibility-filtered, identically scored top-k as
+  one inline SQL statement (same window logic: agent membership windows,
+  ``_audience_windows``, ``_lineage_passes``, context exclusion), no audit, no
+  neighbours, no text loading.
+* **B0** a bare GIN probe: ids only, no rank, no eligibility, ``LIMIT k``.
+* **P1** Synapse's shape: ``ts_rank_cd`` over ``websearch_to_tsquery`` (terms
+  joined with ``or``), the same permission filter as B1, ``ORDER BY rank LIMIT k``.
+* **P2** Zulip's shape: the per-user visibility join (the agent's membership
+  windows, same filter), ``ORDER BY message id DESC LIMIT k``.
+
+B1, P1, P2 read the run parameters from the same ``history.runs`` rows F
+uses. Statements are sent unprepared (``prepare_threshold=None``), so every
+inline statement gets a custom plan.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+
+from . import corpus
+
+SHAPES = ["F", "B1", "B0", "P1", "P2"]
+CLASSES = ["selective", "or3", "or5_frequent", "adversarial"]
+# Share of each class in the full mix (the adversarial 10% of the issue).
+MIX = {"selective": 0.3, "or3": 0.3, "or5_frequent": 0.3, "adversarial": 0.1}
+LIMIT = 8
+RUN_REUSE = 8
+
+# --------------------------------------------------------------------------- SQL
+
+_F_SQL = "SELECT * FROM history.search_history(%(run)s, %(q)s)"
+
+# The run's parameters and the eligibility windows, shared by B1, P1 and P2.
+_ELIGIBLE_CTES = """
+r AS MATERIALIZED (
+    SELECT run_key, agent_key, conversation_key, requester_key, audience_keys,
+           loaded_message_keys || current_message_key AS context
+      FROM history.runs WHERE run_token = %(run)s),
+st AS MATERIALIZED (SELECT * FROM history.search_settings),
+ra AS MATERIALIZED (
+    SELECT array_agg(a.account_key) AS keys
+      FROM r JOIN history.accounts rq ON rq.account_key = r.requester_key
+      JOIN history.accounts a ON a.component_key = rq.component_key),
+aw AS MATERIALIZED (
+    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+      FROM r JOIN history.memberships m ON m.account_key = r.agent_key
+     GROUP BY m.conversation_key),
+au AS MATERIALIZED (
+    SELECT w.conversation_key, w.visible
+      FROM r, history._audience_windows(r.audience_keys, ARRAY(SELECT conversation_key FROM aw)) w)
+"""
+
+_ELIGIBLE_WHERE = """
+       d.sent_at <@ aw.visible
+   AND (cardinality(r.audience_keys) = 0 OR coalesce(d.sent_at <@ au.visible, false))
+   AND (NOT d.has_lineage OR history._lineage_passes(d.message_key, r.audience_keys))
+   AND d.message_key <> ALL (r.context)
+"""
+
+_B1_SQL = f"""
+WITH {_ELIGIBLE_CTES},
+eligible AS (
+    SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document
+      FROM aw JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
+      LEFT JOIN au ON au.conversation_key = d.conversation_key
+      CROSS JOIN r
+     WHERE d.document @@ %(tq)s::tsquery AND {_ELIGIBLE_WHERE})
+SELECT e.message_key, t.total
+  FROM eligible e CROSS JOIN st CROSS JOIN r CROSS JOIN ra
+  CROSS JOIN LATERAL (SELECT
+        st.text_weight * ts_rank(e.document, %(tq)s::tsquery, 32)
+      + st.coverage_weight * (length(e.document) - length(ts_delete(e.document, %(terms)s::text[])))::float8
+                           / cardinality(%(terms)s::text[])
+      + st.actor_weight * (e.author_key = ANY (ra.keys))::int
+      + st.conversation_weight * (e.conversation_key = r.conversation_key)::int
+      + st.participation_weight * (EXISTS (
+            SELECT 1 FROM history.conversation_authors ca
+             WHERE ca.conversation_key = e.conversation_key AND ca.author_key = ANY (ra.keys)))::int
+      + st.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
+            extract(epoch FROM (now() - e.sent_at))::float8
+            / extract(epoch FROM st.recency_half_life)::float8))) AS total) t
+ ORDER BY t.total DESC, e.sent_at DESC, e.message_id
+ LIMIT %(k)s
+"""
+
+_B0_SQL = """
+SELECT d.message_key FROM history.message_search_documents d
+ WHERE d.document @@ %(tq)s::tsquery LIMIT %(k)s
+"""
+
+_P1_SQL = f"""
+WITH {_ELIGIBLE_CTES}
+SELECT d.message_key, ts_rank_cd(d.document, websearch_to_tsquery(%(cfg)s::regconfig, %(wq)s)) AS rank
+  FROM aw JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
+  LEFT JOIN au ON au.conversation_key = d.conversation_key
+  CROSS JOIN r CROSS JOIN st
+ WHERE d.document @@ websearch_to_tsquery(%(cfg)s::regconfig, %(wq)s) AND {_ELIGIBLE_WHERE}
+ ORDER BY rank DESC
+ LIMIT %(k)s
+"""
+
+_P2_SQL = f"""
+WITH {_ELIGIBLE_CTES}
+SELECT d.message_key
+  FROM aw JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
+  LEFT JOIN au ON au.conversation_key = d.conversation_key
+  CROSS JOIN r
+ WHERE d.document @@ %(tq)s::tsquery AND {_ELIGIBLE_WHERE}
+ ORDER BY d.message_key DESC
+ LIMIT %(k)s
+"""
+
+SHAPE_SQL = {"F": _F_SQL, "B1": _B1_SQL, "B0": _B0_SQL, "P1": _P1_SQL, "P2": _P2_SQL}
+
+
+def _quote_lexeme(t: str) -> str:
+    return "'" + t.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+# ----------------------------------------------------------------- statistics
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile of ``values`` (None when empty)."""
+    if not values:
+        return None
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(-(-p * len(s) // 100)) - 1))
+    return s[k]
+
+
+def summarise(lat_ms: list[float], wall_s: float | None = None) -> dict:
+    out = {"n": len(lat_ms)}
+    for p in (50, 95, 99):
+        v = percentile(lat_ms, p)
+        out[f"p{p}_ms"] = round(v, 3) if v is not None else None
+    out["max_ms"] = round(max(lat_ms), 3) if lat_ms else None
+    out["mean_ms"] = round(sum(lat_ms) / len(lat_ms), 3) if lat_ms else None
+    if wall_s:
+        out["throughput_qps"] = round(len(lat_ms) / wall_s, 1)
+    return out
+
+
+# --------------------------------------------------------------- the workload
+
+
+def _lexeme_frequencies(conn, world) -> list[tuple[str, int]]:
+    """(lexeme, live documents containing it), most frequent first."""
+    if world is not None and world.doc_freq:
+        words = sorted(world.doc_freq.items(), key=lambda x: (-x[1], x[0]))
+        # Keep only words that are their own lexeme (drops stop words).
+        cur = conn.execute(
+            "SELECT w FROM unnest(%s::text[]) w WHERE tsvector_to_array(to_tsvector((SELECT text_search_config FROM "
+            "history.search_settings), w)) = ARRAY[w]", ([w for w, _ in words],))
+        ok = {r[0] for r in cur}
+        return [(w, n) for w, n in words if w in ok]
+    cur = conn.execute("SELECT word, ndoc FROM ts_stat('SELECT document FROM history.message_search_documents') "
+                       "ORDER BY ndoc DESC, word")
+    return [(w, n) for w, n in cur]
+
+
+def build_queries(freqs: list[tuple[str, int]], n: int, seed: int) -> list[dict]:
+    """``n`` queries of the four classes in the MIX proportions, deterministic."""
+    rng = random.Random(f"queries-{seed}")
+    top = [w for w, _ in freqs[:10]]
+    frequent = [w for w, _ in freqs[:30]]
+    mid = [w for w, _ in freqs[100:1500]] or [w for w, _ in freqs[10:]]
+    rare = [w for w, df in freqs if 3 <= df <= 60]
+    if len(rare) < 10:
+        rare = [w for w, _ in freqs[len(freqs) // 2:]]
+    queries = []
+    for i in range(n):
+        x = (i % 10) / 10
+        if x < 0.3:
+            cls, terms = "selective", rng.sample(rare, 2)
+        elif x < 0.6:
+            cls, terms = "or3", rng.sample(mid, 3)
+        elif x < 0.9:
+            cls, terms = "or5_frequent", rng.sample(mid, 4) + [rng.choice(frequent)]
+        else:
+            cls, terms = "adversarial", rng.sample(top, 3)
+        queries.append({"class": cls, "terms": terms})
+    rng.shuffle(queries)
+    df = dict(freqs)
+    for q in queries:
+        q["doc_freq"] = [df.get(t, 0) for t in q["terms"]]
+    return queries
+
+
+def pick_contexts(conn, seed: int, per_agent: int = 3) -> list[dict]:
+    """Agents whose visible sets are ~20, 200, 2000 conversations and everything,
+    each with destinations where it is a member, a requester and a current message."""
+    rng = random.Random(f"contexts-{seed}")
+    rows = conn.execute(
+        """SELECT a.account_id, a.account_key, count(DISTINCT m.conversation_key) AS n
+             FROM history.accounts a JOIN history.memberships m ON m.account_key = a.account_key
+            WHERE a.kind = 'agent' GROUP BY 1, 2 ORDER BY n DESC, 1""").fetchall()
+    total = conn.execute("SELECT count(*) FROM history.conversations").fetchone()[0]
+    chosen: dict[str, tuple[str, int, int]] = {}
+    everything = rows[0]
+    chosen["everything"] = everything
+    others = rows[1:] or rows
+    for label, target in (("20", 20), ("200", 200), ("2000", 2000)):
+        best = min(others, key=lambda r: (abs(r[2] - target), r[0]))
+        if best[0] not in {c[0] for c in chosen.values()}:
+            chosen[label] = best
+    contexts = []
+    for label, (agent_id, agent_key, n) in chosen.items():
+        convs = conn.execute(
+            """SELECT c.conversation_id, c.conversation_key, c.kind FROM history.memberships m
+                 JOIN history.conversations c ON c.conversation_key = m.conversation_key
+                WHERE m.account_key = %s AND m.until IS NULL
+                  AND EXISTS (SELECT 1 FROM history.messages x WHERE x.conversation_key = c.conversation_key)
+                ORDER BY c.conversation_key""", (agent_key,)).fetchall()
+        for conv_id, conv_key, kind in rng.sample(convs, min(per_agent, len(convs))):
+            req = conn.execute(
+                """SELECT a.account_id FROM history.memberships m JOIN history.accounts a USING (account_key)
+                    WHERE m.conversation_key = %s AND m.until IS NULL AND a.kind = 'person'
+                    ORDER BY a.account_key LIMIT 1""", (conv_key,)).fetchone()
+            cur_msg = conn.execute(
+                """SELECT message_id FROM history.messages WHERE conversation_key = %s
+                    ORDER BY sent_at DESC, message_id DESC LIMIT 1""", (conv_key,)).fetchone()
+            if req and cur_msg:
+                contexts.append({"visible_set": label, "visible_conversations": n, "total_conversations": total,
+                                 "agent": agent_id, "conversation": conv_id, "destination_kind": kind,
+                                 "requester": req[0], "current_message": cur_msg[0]})
+    return contexts
+
+
+def begin_run(conn, ctx: dict) -> str:
+    return str(conn.execute("SELECT history.begin_run(%s, %s, %s, %s)",
+                            (ctx["agent"], ctx["conversation"], ctx["requester"], ctx["current_message"])).fetchone()[0])
+
+
+def build_items(queries: list[dict], contexts: list[dict], cfg: str = "english") -> list[dict]:
+    items = []
+    for i, q in enumerate(queries):
+        ctx_i = i % len(contexts)
+        terms = q["terms"]
+        items.append({
+            "class": q["class"], "ctx": ctx_i, "visible_set": contexts[ctx_i]["visible_set"],
+            "params": {"q": " ".join(terms), "tq": " | ".join(_quote_lexeme(t) for t in terms),
+                       "terms": terms, "wq": " or ".join(terms), "k": LIMIT, "cfg": cfg},
+        })
+    return items
+
+
+# ------------------------------------------------------------------ the cells
+
+
+def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], template_runs: list[str],
+             concurrency: int, duration_s: float, min_queries: int) -> dict:
+    """Closed loop: ``concurrency`` workers take the next item until the time is up."""
+    import psycopg
+
+    sql = SHAPE_SQL[shape]
+    lock = threading.Lock()
+    state = {"next": 0}
+    samples: list[tuple[str, str, float]] = []
+    errors: list[str] = []
+    start = time.monotonic()
+    deadline = start + duration_s
+
+    def worker() -> None:
+        runs: dict[int, list] = {}
+        try:
+            with psycopg.connect(dsn, autocommit=True, prepare_threshold=None) as conn:
+                while True:
+                    with lock:
+                        i = state["next"]
+                        if time.monotonic() >= deadline and i >= min_queries:
+                            return
+                        state["next"] += 1
+                    item = items[i % len(items)]
+                    if shape == "F":
+                        slot = runs.get(item["ctx"])
+                        if slot is None or slot[1] >= RUN_REUSE:
+                            slot = runs[item["ctx"]] = [begin_run(conn, contexts[item["ctx"]]), 0]
+                        slot[1] += 1
+                        params = {"run": slot[0], **item["params"]}
+                    else:
+                        params = {"run": template_runs[item["ctx"]], **item["params"]}
+                    t0 = time.perf_counter()
+                    conn.execute(sql, params).fetchall()
+                    ms = (time.perf_counter() - t0) * 1000
+                    with lock:
+                        samples.append((item["class"], item["visible_set"], ms))
+        except Exception as e:  # reported, and fails the bench
+            errors.append(f"{shape}: {type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - start
+    if errors:
+        raise RuntimeError("; ".join(errors[:3]))
+    result = {"shape": shape, "concurrency": concurrency, "wall_s": round(wall, 3),
+              "mix": summarise([s[2] for s in samples], wall), "classes": {}, "visible_sets": {}}
+    for cls in CLASSES:
+        result["classes"][cls] = summarise([s[2] for s in samples if s[0] == cls])
+    for vs in sorted({s[1] for s in samples}):
+        result["visible_sets"][vs] = summarise([s[2] for s in samples if s[1] == vs])
+    return result
+
+
+def ingest_burst(dsn: str, clients: int, duration_s: float, max_per_client: int, seed: int) -> dict:
+    """Closed-loop post_message calls (one transaction each) from ``clients`` connections."""
+    import psycopg
+
+    rng = random.Random(f"ingest-{seed}")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        pairs = conn.execute(
+            """SELECT c.conversation_id, a.account_id FROM history.memberships m
+                 JOIN history.conversations c USING (conversation_key) JOIN history.accounts a USING (account_key)
+                WHERE m.until IS NULL ORDER BY m.membership_key LIMIT 5000""").fetchall()
+        vocab = [r[0] for r in conn.execute(
+            "SELECT word FROM ts_stat('SELECT document FROM history.message_search_documents "
+            "WHERE message_key % 50 = 0') ORDER BY ndoc DESC LIMIT 2000")]
+    lat: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    run_id = f"{int(time.time())}-{rng.randrange(10**6)}"
+    start = time.monotonic()
+    deadline = start + duration_s
+
+    def worker(w: int) -> None:
+        r = random.Random(f"ingest-{seed}-{w}")
+        try:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                for i in range(max_per_client):
+                    if time.monotonic() >= deadline:
+                        return
+                    conv, author = r.choice(pairs)
+                    body = " ".join(r.choices(vocab, k=r.randint(4, 24)))
+                    at = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=1)
+                    t0 = time.perf_counter()
+                    conn.execute("SELECT history.post_message(%s, %s, %s, %s, %s)",
+                                 (f"ingest-{run_id}-{w}-{i}", conv, author, body, at))
+                    ms = (time.perf_counter() - t0) * 1000
+                    with lock:
+                        lat.append(ms)
+        except Exception as e:
+            errors.append(f"{type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - start
+    if errors:
+        raise RuntimeError("ingest: " + "; ".join(errors[:3]))
+    s = summarise(lat, wall)
+    return {"clients": clients, "messages": len(lat), "wall_s": round(wall, 3),
+            "messages_per_s": s.get("throughput_qps"), "p50_ms": s["p50_ms"], "p99_ms": s["p99_ms"],
+            "max_ms": s["max_ms"], "stalls_over_100ms": sum(1 for x in lat if x > 100)}
+
+
+def disk_sizes(dsn: str, n_messages: int) -> dict:
+    import psycopg
+
+    per_m = 1e6 / max(1, n_messages)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            """SELECT c.relname, pg_relation_size(c.oid), pg_total_relation_size(c.oid),
+                      coalesce((SELECT json_object_agg(i.relname, pg_relation_size(i.oid))
+                                  FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                                 WHERE x.indrelid = c.oid), '{}')
+                 FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+                WHERE s.nspname = 'history' AND c.relkind = 'r' AND c.relname = ANY (%s)
+                ORDER BY c.relname""",
+            (corpus.LOADED_TABLES + ["conversation_search_events", "run_evidence", "runs", "run_trace"],)).fetchall()
+    out = {}
+    for name, heap, total, idx in rows:
+        out[name] = {"heap_bytes": heap, "total_bytes": total, "indexes": idx,
+                     "total_mb_per_million_messages": round(total * per_m / 2**20, 1)}
+    out["_all_loaded_tables_mb"] = round(sum(v["total_bytes"] for k, v in out.items()
+                                             if k in corpus.LOADED_TABLES) / 2**20, 1)
+    return out
+
+
+def _ratio(a, b) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
+
+
+def summary_line(cells: list[dict]) -> str:
+    c1 = {c["shape"]: c["mix"] for c in cells if c["concurrency"] == 1}
+    f, b1, p1 = c1.get("F", {}), c1.get("B1", {}), c1.get("P1", {})
+
+    def fmt(x):
+        return "n/a" if x is None else f"{x:.2f}x"
+    f_p95 = f.get("p95_ms")
+    return (f"summary: F/B1 p50={fmt(_ratio(f.get('p50_ms'), b1.get('p50_ms')))} "
+            f"p99={fmt(_ratio(f.get('p99_ms'), b1.get('p99_ms')))} "
+            f"F/P1 p50={fmt(_ratio(f.get('p50_ms'), p1.get('p50_ms')))} "
+            f"F p95={'n/a' if f_p95 is None else f'{f_p95:.1f}ms'}")
+
+
+def chart(results: dict, path: Path) -> str | None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    cells = [c for c in results["cells"] if c["concurrency"] == 1]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / max(1, len(cells))
+    for j, c in enumerate(cells):
+        xs = [i + j * width for i in range(len(CLASSES) + 1)]
+        ys = [c["classes"][k]["p50_ms"] or 0 for k in CLASSES] + [c["mix"]["p50_ms"] or 0]
+        ax.bar(xs, ys, width, label=c["shape"])
+    ax.set_xticks([i + 0.4 for i in range(len(CLASSES) + 1)], CLASSES + ["mix"])
+    ax.set_ylabel("p50 latency (ms), concurrency 1")
+    ax.set_yscale("log")
+    ax.legend()
+    ax.set_title(f"history-search bench, {results['corpus']['messages']} messages")
+    fig.tight_layout()
+    fig.savefig(path)
+    return str(path)
+
+
+# ------------------------------------------------------------------- the command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--messages", type=int, default=100000, help="corpus size (default 100000)")
+    parser.add_argument("--dsn", default=None,
+                        help="superuser DSN of an empty migrated database (default: a throwaway cluster)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", default="bench-out", help="directory for results.json (and chart.png)")
+    parser.add_argument("--concurrency", default="1,2,8", help="comma-separated closed-loop concurrency levels")
+    parser.add_argument("--duration-s", type=float, default=6.0, help="seconds per shape and concurrency level")
+    parser.add_argument("--min-queries", type=int, default=40, help="at least this many queries per cell")
+    parser.add_argument("--queries", type=int, default=200, help="distinct queries in the workload")
+    parser.add_argument("--ingest-s", type=float, default=3.0, help="seconds of post_message ingest")
+    parser.add_argument("--ingest-clients", type=int, default=2)
+    parser.add_argument("--reuse", action="store_true", help="the database already holds a corpus: do not load")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.dsn:
+        return _bench(args, args.dsn)
+    from ..cluster import ThrowawayCluster
+    from ..migrations import apply_migrations
+    import psycopg
+
+    with ThrowawayCluster(settings={"shared_buffers": "512MB", "max_wal_size": "4GB"}) as cluster:
+        with psycopg.connect(cluster.dsn, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE history_bench")
+        dsn = cluster.dsn_for("history_bench")
+        apply_migrations(dsn)
+        return _bench(args, dsn)
+
+
+def _bench(args: argparse.Namespace, dsn: str) -> int:
+    import psycopg
+
+    out = None if args.quiet else sys.stderr
+    say = (lambda m: None) if out is None else (lambda m: print(m, file=out, flush=True))
+    levels = [int(x) for x in str(args.concurrency).split(",") if x.strip()]
+    results: dict = {"started_at": dt.datetime.now(dt.timezone.utc).isoformat(), "seed": args.seed,
+                     "limit": LIMIT, "mix": MIX, "duration_s_per_cell": args.duration_s}
+    world = None
+    if not args.reuse:
+        say(f"building world: {args.messages} messages, seed {args.seed}")
+        world = corpus.build_world(args.messages, args.seed)
+        say(f"  {world.stats}")
+        results["bulk_load"] = corpus.load(dsn, world, out=out)
+        say(f"  bulk load: {results['bulk_load']['seconds']['total']}s "
+            f"({results['bulk_load']['messages_per_s']} messages/s)")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        n_messages = conn.execute("SELECT count(*) FROM history.messages").fetchone()[0]
+        results["server"] = conn.execute("SELECT version()").fetchone()[0]
+        results["corpus"] = {"messages": n_messages,
+                             "live": conn.execute("SELECT count(*) FROM history.message_search_documents").fetchone()[0]}
+        freqs = _lexeme_frequencies(conn, world)
+        queries = build_queries(freqs, args.queries, args.seed)
+        contexts = pick_contexts(conn, args.seed)
+        template_runs = [begin_run(conn, c) for c in contexts]
+        cfg = conn.execute("SELECT text_search_config::text FROM history.search_settings").fetchone()[0]
+    results["contexts"] = contexts
+    results["query_examples"] = {c: next(q for q in queries if q["class"] == c) for c in CLASSES}
+    items = build_items(queries, contexts, cfg)
+    say(f"workload: {len(queries)} queries x {len(contexts)} contexts "
+        f"(visible sets {sorted({c['visible_set'] for c in contexts})})")
+
+    # Warm the cache once over the whole workload (B1 touches what F touches).
+    for shape in ("B1", "F"):
+        run_cell(dsn, shape, items, contexts, template_runs, 1, 0.0, min(len(items), 60))
+    cells = []
+    for c in levels:
+        for shape in SHAPES:
+            cell = run_cell(dsn, shape, items, contexts, template_runs, c, args.duration_s, args.min_queries)
+            cells.append(cell)
+            m = cell["mix"]
+            say(f"  c={c} {shape:<3} n={m['n']:<5} p50={m['p50_ms']:.2f}ms p95={m['p95_ms']:.2f}ms "
+                f"p99={m['p99_ms']:.2f}ms {m['throughput_qps']} q/s")
+    results["cells"] = cells
+    ratios = {}
+    for c in levels:
+        by = {x["shape"]: x for x in cells if x["concurrency"] == c}
+        r = {}
+        for key, (a, b) in {"F/B1": ("F", "B1"), "F/P1": ("F", "P1"), "F/P2": ("F", "P2"),
+                            "B1/B0": ("B1", "B0")}.items():
+            if a in by and b in by:
+                r[key] = {"mix": {p: _ratio(by[a]["mix"][f"{p}_ms"], by[b]["mix"][f"{p}_ms"]) for p in ("p50", "p95", "p99")}}
+                for cls in CLASSES:
+                    r[key][cls] = {p: _ratio(by[a]["classes"][cls][f"{p}_ms"], by[b]["classes"][cls][f"{p}_ms"])
+                                   for p in ("p50", "p95", "p99")}
+        ratios[str(c)] = r
+    results["ratios"] = ratios
+
+    say(f"ingest: post_message, {args.ingest_clients} clients, {args.ingest_s}s")
+    results["ingest"] = ingest_burst(dsn, args.ingest_clients, args.ingest_s, 100000, args.seed)
+    say(f"  {results['ingest']}")
+    results["disk"] = disk_sizes(dsn, n_messages)
+    results["summary"] = summary_line(cells)
+
+    outdir = Path(args.out)
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "results.json").write_text(json.dumps(results, indent=2, default=str))
+    png = chart(results, outdir / "chart.png")
+    results["chart"] = png
+    print(f"results: {outdir / 'results.json'}")
+    print(f"chart: {png}" if png else "chart: not written (matplotlib is not importable)")
+    print(results["summary"])
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="history-search bench", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
