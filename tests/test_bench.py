@@ -1,0 +1,80 @@
+"""CI-sized smoke run of ``history-search bench``: every figure is produced.
+
+No timing is asserted: only that each shape, class, concurrency level, ratio,
+ingest figure and size is present and numeric, that the bulk-loaded world is
+consistent, and that the last printed line is the summary in its fixed form.
+"""
+
+import json
+import math
+import re
+
+import psycopg
+import pytest
+
+from history_search.bench import corpus, runner
+
+SUMMARY = re.compile(
+    r"^summary: F/B1 p50=\d+\.\d\dx p99=\d+\.\d\dx F/P1 p50=\d+\.\d\dx F p95=\d+\.\dms$")
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def test_world_is_deterministic():
+    a = corpus.build_world(3000, seed=7, anchor=1.7e9)
+    b = corpus.build_world(3000, seed=7, anchor=1.7e9)
+    assert a.accounts == b.accounts and a.stats == b.stats
+    assert [c.members for c in a.conversations] == [c.members for c in b.conversations]
+    pa, pb = corpus.plan_messages(a), corpus.plan_messages(b)
+    assert pa.sent == pb.sent and pa.sources == pb.sources and pa.deleted == pb.deleted
+    assert max(pa.sent) < a.anchor
+
+
+def test_percentile():
+    assert runner.percentile([], 50) is None
+    assert runner.percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert runner.percentile(list(map(float, range(1, 101))), 99) == 99.0
+
+
+def test_bench_smoke(db_dsn, tmp_path, capsys):
+    rc = runner.main(["--messages", "3000", "--dsn", db_dsn, "--seed", "3", "--out", str(tmp_path),
+                      "--concurrency", "1,2", "--duration-s", "0.2", "--min-queries", "12",
+                      "--queries", "40", "--ingest-s", "0.3", "--quiet"])
+    assert rc == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert SUMMARY.match(lines[-1]), lines[-1]
+
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["summary"] == lines[-1]
+    load = results["bulk_load"]
+    assert load["messages"] == 3000 and load["deleted"] >= 0 and _number(load["seconds"]["total"])
+    assert results["corpus"]["messages"] == 3000
+
+    cells = {(c["shape"], c["concurrency"]): c for c in results["cells"]}
+    for shape in runner.SHAPES:
+        for conc in (1, 2):
+            cell = cells[(shape, conc)]
+            assert cell["mix"]["n"] >= 12
+            for key in ("p50_ms", "p95_ms", "p99_ms", "throughput_qps"):
+                assert _number(cell["mix"][key]), (shape, conc, key)
+            for cls in runner.CLASSES:
+                assert cell["classes"][cls]["n"] > 0, (shape, conc, cls)
+                assert _number(cell["classes"][cls]["p99_ms"])
+    for conc in ("1", "2"):
+        for ratio in ("F/B1", "F/P1"):
+            for p in ("p50", "p95", "p99"):
+                assert _number(results["ratios"][conc][ratio]["mix"][p])
+
+    ingest = results["ingest"]
+    assert ingest["messages"] > 0
+    for key in ("messages_per_s", "p50_ms", "p99_ms", "max_ms"):
+        assert _number(ingest[key]), key
+    for table in ("messages", "message_events", "message_search_documents"):
+        assert results["disk"][table]["total_bytes"] > 0
+    assert "message_search_documents_document_idx" in results["disk"]["message_search_documents"]["indexes"]
+
+    # The bulk-loaded world (plus the ingested messages) is what post_message keeps.
+    with psycopg.connect(db_dsn) as conn, conn.cursor() as cur:
+        assert corpus.check_references(cur) == []
