@@ -193,10 +193,29 @@ def run_verify_digest(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+# -- bench ---------------------------------------------------------------------
+
+
+def add_bench(sub: argparse._SubParsersAction) -> None:
+    from .bench import add_arguments
+
+    p = sub.add_parser("bench", help="benchmark search_history against its floor and peers' query shapes",
+                       description="Generate a seeded world, load it, and measure F, B1, B0, P1 and P2 "
+                                   "(see docs/benchmarks.md). The last line is a one-line summary.")
+    add_arguments(p)
+    p.set_defaults(func=run_bench)
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from .bench import run
+
+    return run(args)
+
+
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_migrate, add_demo, add_search, add_audit, add_verify_digest,
+    add_migrate, add_demo, add_search, add_audit, add_verify_digest, add_bench,
 ]
 
 
