@@ -2,7 +2,7 @@
 -- writes, idempotent repeats, the search projection, canonical events,
 -- lineage closure and identity components.
 BEGIN;
-SELECT plan(127);
+SELECT plan(128);
 
 -- ============================================================ upsert_account
 SELECT throws_ok($$SELECT history.upsert_account(NULL, 'person')$$, 'HS001', NULL, 'upsert_account: null id is HS001');
@@ -176,6 +176,17 @@ SELECT throws_ok($$SELECT history.post_message('ing-m2', 'ing-grp', 'ing-bot', '
                  'post_message: re-post with different (no) sources is HS004');
 SELECT lives_ok($$SELECT history.post_message('ing-m5', 'ing-grp', 'ing-bot', 'two parents', '2026-05-01 13:00', ARRAY['ing-m3', 'ing-m4'])$$,
                 'post_message: re-post with the same sources in another order (and without duplicates) is a no-op');
+-- Source ids whose order differs between byte order and a linguistic collation
+-- ('B' < 'a' in "C", 'a' < 'B' in en-US): an identical re-post must still be a no-op.
+DO $world$
+BEGIN
+    PERFORM history.post_message('ing-src-B', 'ing-grp', 'ing-bob', 'upper', '2026-05-01 13:10');
+    PERFORM history.post_message('ing-src-a', 'ing-grp', 'ing-bob', 'lower', '2026-05-01 13:11');
+    PERFORM history.post_message('ing-m6', 'ing-grp', 'ing-bot', 'mixed-case sources', '2026-05-01 13:20', ARRAY['ing-src-a', 'ing-src-B']);
+END
+$world$;
+SELECT lives_ok($$SELECT history.post_message('ing-m6', 'ing-grp', 'ing-bot', 'mixed-case sources', '2026-05-01 13:20', ARRAY['ing-src-a', 'ing-src-B'])$$,
+                'post_message: an identical re-post with mixed-case source ids is a no-op (whatever the database collation)');
 SELECT results_eq(
     $$SELECT a.message_id COLLATE "default" FROM history.message_lineage l
         JOIN history.messages m ON m.message_key = l.message_key JOIN history.messages a ON a.message_key = l.ancestor_key
@@ -196,7 +207,7 @@ SELECT is((SELECT l.ancestor_conversation_key = a.conversation_key AND l.ancesto
             WHERE m.message_id = 'ing-m3' AND a.message_id = 'ing-m1'),
           true, 'lineage: the closure row carries the ancestor''s conversation and time');
 SELECT is((SELECT array_agg(d.message_id COLLATE "default" ORDER BY d.message_id) FROM history.message_search_documents d WHERE d.has_lineage),
-          ARRAY['ing-m2', 'ing-m3', 'ing-m5'], 'lineage: the projection flags exactly the messages with lineage');
+          ARRAY['ing-m2', 'ing-m3', 'ing-m5', 'ing-m6'], 'lineage: the projection flags exactly the messages with lineage');
 
 -- ============================================================ edit_message
 SELECT throws_ok($$SELECT history.edit_message('ing-nope', 'x', '2026-05-02')$$, 'HS003', NULL, 'edit_message: unknown message is HS003');

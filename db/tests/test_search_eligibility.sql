@@ -1,7 +1,7 @@
 -- Who may see what (SPEC §2, §3 speaker/time): every rule of eligibility,
 -- for hits and for neighbours, asserted through history.search_history.
 BEGIN;
-SELECT plan(56);
+SELECT plan(60);
 
 -- ------------------------------------------------------------------ the world
 -- bot: the agent. alice: the usual requester; alice2 is her other account
@@ -292,6 +292,33 @@ SELECT is(pg_temp.ids((pg_temp.hit('nbp_carol', 'p2')).before), '{}'::text[],
           'neighbours before: a message an audience member (carol) could not read is skipped');
 SELECT is(pg_temp.ids((pg_temp.hit('nbp_carol', 'p2')).after), ARRAY['p3'],
           'neighbours after: only what the agent and the whole audience could read (carol left at 10:22, p5 is later)');
+
+-- ------------------------------------------------------------------ alive: the recheck against canonical events
+-- White-box: a deletion that lands between the projection read and the
+-- canonical recheck (a concurrent delete) is simulated by writing the deleted
+-- event directly, leaving the projection row in place.
+DO $ghost$
+DECLARE
+    k bigint;
+    e bigint;
+BEGIN
+    PERFORM history.post_message('ghost', 'el-chan', 'el-bob', 'ghost story', '2026-06-10 12:00+00');
+    FOREACH k IN ARRAY ARRAY[(SELECT message_key FROM history.messages WHERE message_id = 'ghost'),
+                             (SELECT message_key FROM history.messages WHERE message_id = 'nb6')] LOOP
+        INSERT INTO history.message_events (message_key, event_kind, body, occurred_at)
+        VALUES (k, 'deleted', NULL, '2026-06-11 00:00+00') RETURNING event_key INTO e;
+        UPDATE history.messages SET current_event_key = e WHERE message_key = k;
+    END LOOP;
+END
+$ghost$;
+SELECT is(pg_temp.s('solo_ghost', 'solo', 'ghost'), '{}'::text[],
+          'alive: a hit whose latest canonical event is a deletion is not returned, whatever the projection says');
+SELECT is((SELECT e.excluded_alive FROM history.conversation_search_events e
+            WHERE e.search_event_id = (SELECT (s.r).search_event_id FROM searches s WHERE s.label = 'solo_ghost')), 1,
+          'audit: it is counted under excluded_alive');
+SELECT is(pg_temp.s('nb_ghost', 'nb', 'needle'), ARRAY['nb5'], 'alive recheck for neighbours: same hit');
+SELECT is(pg_temp.ids((pg_temp.hit('nb_ghost', 'nb5')).after), ARRAY['nb8'],
+          'alive: a neighbour deleted in canonical events is not returned (not even as context)');
 
 -- ------------------------------------------------------------------ revoking the link
 SELECT is(pg_temp.s('chan_alice2_req', 'chan_alice2', 'zebra', 'requester'), pg_temp.srt(ARRAY['g2', 'dba1', 'dba2']),
