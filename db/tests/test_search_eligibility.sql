@@ -1,7 +1,7 @@
 -- Who may see what (SPEC §2, §3 speaker/time): every rule of eligibility,
 -- for hits and for neighbours, asserted through history.search_history.
 BEGIN;
-SELECT plan(60);
+SELECT plan(63);
 
 -- ------------------------------------------------------------------ the world
 -- bot: the agent. alice: the usual requester; alice2 is her other account
@@ -319,6 +319,20 @@ SELECT is((SELECT e.excluded_alive FROM history.conversation_search_events e
 SELECT is(pg_temp.s('nb_ghost', 'nb', 'needle'), ARRAY['nb5'], 'alive recheck for neighbours: same hit');
 SELECT is(pg_temp.ids((pg_temp.hit('nb_ghost', 'nb5')).after), ARRAY['nb8'],
           'alive: a neighbour deleted in canonical events is not returned (not even as context)');
+
+-- ------------------------------------------------------------------ evidence records the proofs relied on
+CREATE FUNCTION pg_temp.proofs(p_run text, p_message text) RETURNS text[] LANGUAGE sql AS
+$$ SELECT ARRAY(SELECT p.proof_id COLLATE "default" FROM history.run_evidence ev
+                  JOIN history.runs r ON r.run_key = ev.run_key
+                  JOIN history.messages m ON m.message_key = ev.message_key
+                  JOIN history.identity_proofs p ON p.proof_key = ANY (ev.proof_keys)
+                 WHERE r.run_token = (SELECT token FROM pg_temp.runs WHERE name = p_run) AND m.message_id = p_message
+                 ORDER BY 1) $$;
+SELECT is(pg_temp.proofs('dm', 'dba2'), ARRAY['el-p1'],
+          'evidence: a message shown through the link records the proof it relied on');
+SELECT is(pg_temp.proofs('dm', 'c_in1'), '{}'::text[], 'evidence: a message that relied on no link records no proof');
+SELECT is(pg_temp.proofs('chan_alice2', 'dba1'), ARRAY['el-p1'],
+          'evidence: alice2 shown alice''s DM through the link records the proof');
 
 -- ------------------------------------------------------------------ revoking the link
 SELECT is(pg_temp.s('chan_alice2_req', 'chan_alice2', 'zebra', 'requester'), pg_temp.srt(ARRAY['g2', 'dba1', 'dba2']),
