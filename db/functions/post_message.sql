@@ -31,7 +31,7 @@ BEGIN
         RAISE EXCEPTION 'p_sources must be an array, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass ''{}'' for no sources.';
     END IF;
 
-    SELECT array_agg(DISTINCT s ORDER BY s) INTO v_source_ids FROM unnest(p_sources) s;
+    SELECT array_agg(DISTINCT s COLLATE "C" ORDER BY s COLLATE "C") INTO v_source_ids FROM unnest(p_sources) s;
     v_source_ids := coalesce(v_source_ids, '{}');
     IF p_message_id = ANY (v_source_ids) THEN
         RAISE EXCEPTION 'message % cannot be its own source', quote_literal(p_message_id) USING ERRCODE = 'HS001';
