@@ -74,7 +74,6 @@ BEGIN
     -- 2. The run, locked by an UPDATE: concurrent searches of one run queue
     --    here, and a REPEATABLE READ caller that lost the race gets 40001.
     v_run := history._lock_open_run(p_run);
-    UPDATE history.runs SET search_count = search_count + 1 WHERE run_key = v_run.run_key;
     SELECT * INTO v_settings FROM history.search_settings;
     v_context := v_run.loaded_message_keys || v_run.current_message_key;
     v_audience := v_run.audience_keys;
@@ -317,7 +316,9 @@ BEGIN
       FROM unnest(v_selected) s(k)
     ON CONFLICT (run_key, message_key) DO UPDATE
        SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
-    UPDATE history.runs SET evidence_count = evidence_count + cardinality(v_new) WHERE run_key = v_run.run_key;
+    UPDATE history.runs
+       SET evidence_count = evidence_count + cardinality(v_new), search_count = search_count + 1
+     WHERE run_key = v_run.run_key;
     INSERT INTO history.run_trace (run_key, entry_kind, event_key, detail)
     VALUES (v_run.run_key, 'search_audit', v_event_key,
             jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
