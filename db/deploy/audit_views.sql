@@ -33,6 +33,7 @@ SELECT e.search_event_id,
        e.excluded_alive,
        e.excluded_in_context,
        e.excluded_budget,
+       e.candidates_capped,
        e.status,
        e.budget_used,
        e.budget_remaining

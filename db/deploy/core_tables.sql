@@ -130,6 +130,8 @@ CREATE TABLE history.message_search_documents (
 );
 CREATE INDEX message_search_documents_document_idx ON history.message_search_documents USING gin (document);
 CREATE INDEX message_search_documents_order_idx ON history.message_search_documents (conversation_key, sent_at, message_id);
+-- Newest matches first across many conversations (search's bounded candidate scan).
+CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);
 COMMENT ON TABLE history.message_search_documents IS 'Search projection of live messages (tsvector and filter columns); never the source of text';
 
 -- Ranking weights and the text search configuration; one row a DBA may update.
@@ -144,7 +146,9 @@ CREATE TABLE history.search_settings (
     recency_weight       float8 NOT NULL DEFAULT 0.5 CHECK (recency_weight >= 0),
     recency_half_life    interval NOT NULL DEFAULT '30 days' CHECK (recency_half_life > interval '0'),
     max_query_terms      integer NOT NULL DEFAULT 32 CHECK (max_query_terms BETWEEN 1 AND 256),
-    max_query_chars      integer NOT NULL DEFAULT 4000 CHECK (max_query_chars BETWEEN 1 AND 100000)
+    max_query_chars      integer NOT NULL DEFAULT 4000 CHECK (max_query_chars BETWEEN 1 AND 100000),
+    -- How many of the newest matches one search examines (docs/decisions.md, "Candidates").
+    max_candidates       integer NOT NULL DEFAULT 5000 CHECK (max_candidates BETWEEN 1 AND 10000000)
 );
 INSERT INTO history.search_settings DEFAULT VALUES;
 COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life and text search configuration (one row)';

@@ -68,6 +68,8 @@ CREATE TABLE history.conversation_search_events (
     excluded_alive       integer NOT NULL,
     excluded_in_context  integer NOT NULL,
     excluded_budget      integer NOT NULL,
+    -- A pass reached search_settings.max_candidates: older matches were not examined.
+    candidates_capped    boolean NOT NULL,
     status               text NOT NULL CHECK (status IN ('ok', 'search_budget_exhausted')),
     budget_used          integer NOT NULL,
     budget_remaining     integer NOT NULL

@@ -16,6 +16,10 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
 SET client_min_messages = warning
+-- JIT compilation costs more than any plan here saves (100+ ms once costs cross jit_above_cost).
+SET jit = off
+-- Every statement is planned for this search's terms and windows.
+SET plan_cache_mode = force_custom_plan
 AS $function$
 DECLARE
     c_budget     CONSTANT integer := 400;
@@ -28,6 +32,14 @@ DECLARE
     v_requester_accounts bigint[];
     v_context    bigint[];
     v_audience   bigint[];
+    v_agent_convs       bigint[];
+    v_agent_visible     tstzmultirange[];
+    v_audience_convs    bigint[] := '{}';
+    v_audience_visible  tstzmultirange[] := '{}';
+    v_eligible_convs    bigint[];
+    v_eligible_visible  tstzmultirange[];
+    v_participated      bigint[];
+    v_capped            boolean := false;
     v_exclusions jsonb := '{}';
     v_ranked     history._ranked_candidate[] := '{}';
     v_hit        history._ranked_candidate;
@@ -96,73 +108,131 @@ BEGIN
                          FROM unnest(v_terms) t), ' | ')::tsquery;
     END IF;
 
-    -- 4. Matches in the agent's conversations, classified by the first rule
-    --    each fails; the eligible ones ranked, best first.
-    IF v_query IS NOT NULL THEN
-        WITH agent_windows AS MATERIALIZED (
-            SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+    -- 4. The windows, once per search: when the agent was a member of each
+    --    of its conversations, when the whole audience could read each
+    --    conversation (for hits, neighbours and lineage ancestors alike), and
+    --    their intersection, the eligible windows.
+    SELECT coalesce(array_agg(w.conversation_key), '{}'), coalesce(array_agg(w.visible), '{}')
+      INTO v_agent_convs, v_agent_visible
+      FROM (SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
               FROM history.memberships m
              WHERE m.account_key = v_run.agent_key
-             GROUP BY m.conversation_key
-        ), audience_windows AS MATERIALIZED (
-            SELECT w.conversation_key, w.visible
-              FROM history._audience_windows(v_audience, ARRAY(SELECT conversation_key FROM agent_windows)) w
-        ), matches AS MATERIALIZED (
-            SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.has_lineage, d.document,
-                   aw.visible AS agent_visible, au.visible AS audience_visible
-              FROM agent_windows aw
-              JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
-              LEFT JOIN audience_windows au ON au.conversation_key = d.conversation_key
-             WHERE d.document @@ v_query
-        ), classified AS MATERIALIZED (
-            SELECT mt.*,
+             GROUP BY m.conversation_key) w;
+    IF cardinality(v_audience) = 0 THEN
+        v_eligible_convs := v_agent_convs;
+        v_eligible_visible := v_agent_visible;
+    ELSE
+        SELECT coalesce(array_agg(w.conversation_key), '{}'), coalesce(array_agg(w.visible), '{}')
+          INTO v_audience_convs, v_audience_visible
+          FROM history._audience_windows(v_audience, NULL) w;
+        SELECT coalesce(array_agg(a.conversation_key), '{}'), coalesce(array_agg(a.visible * u.visible), '{}')
+          INTO v_eligible_convs, v_eligible_visible
+          FROM unnest(v_agent_convs, v_agent_visible) a(conversation_key, visible)
+          JOIN unnest(v_audience_convs, v_audience_visible) u(conversation_key, visible) USING (conversation_key)
+         WHERE NOT isempty(a.visible * u.visible);
+    END IF;
+
+    -- 5. Matches, in two bounded passes (docs/decisions.md, "Candidates").
+    --    The first takes the newest max_candidates matches in the agent's
+    --    conversations and counts the first of the rules speaker, time,
+    --    perspective, audience that removes each. The second takes the newest
+    --    max_candidates matches passing the speaker and time filters in the
+    --    conversations that have eligible windows; of those inside the windows
+    --    it counts the lineage and in-context removals and ranks the rest.
+    --    One more row than the cap is read to tell whether the cap was reached.
+    IF v_query IS NOT NULL THEN
+        WITH newest AS MATERIALIZED (
+            SELECT d.message_key, d.conversation_key, d.author_key, d.sent_at,
+                   row_number() OVER (ORDER BY d.sent_at DESC, d.message_id DESC) AS position
+              FROM (SELECT * FROM history.message_search_documents d
+                     WHERE d.document @@ v_query AND d.conversation_key = ANY (v_agent_convs)
+                     ORDER BY d.sent_at DESC, d.message_id DESC
+                     LIMIT v_settings.max_candidates + 1) d
+        )
+        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
+               (SELECT count(*) FROM newest) > v_settings.max_candidates
+          INTO v_exclusions, v_capped
+          FROM (SELECT r.excluded_by, count(*) AS n
+                  FROM newest c
+                  JOIN unnest(v_agent_convs, v_agent_visible) aw(conversation_key, visible)
+                    ON aw.conversation_key = c.conversation_key
+                  LEFT JOIN unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
+                         ON au.conversation_key = c.conversation_key
+                 CROSS JOIN LATERAL (SELECT CASE
+                     WHEN v_speaker = 'requester' AND c.author_key <> ALL (v_requester_accounts) THEN 'speaker'
+                     WHEN v_speaker = 'you' AND c.author_key <> v_run.agent_key THEN 'speaker'
+                     WHEN c.sent_at < p_after OR c.sent_at >= p_before THEN 'time'
+                     WHEN NOT c.sent_at <@ aw.visible THEN 'perspective'
+                     WHEN cardinality(v_audience) > 0 AND NOT coalesce(c.sent_at <@ au.visible, false) THEN 'audience'
+                   END AS excluded_by) r
+                 WHERE c.position <= v_settings.max_candidates
+                 GROUP BY r.excluded_by) x;
+
+        SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{}') INTO v_participated
+          FROM history.conversation_authors ca WHERE ca.author_key = ANY (v_requester_accounts);
+        WITH newest AS MATERIALIZED (
+            SELECT d.*, row_number() OVER (ORDER BY d.sent_at DESC, d.message_id DESC) AS position
+              FROM (SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at,
+                           d.has_lineage, d.document
+                      FROM history.message_search_documents d
+                     WHERE d.document @@ v_query AND d.conversation_key = ANY (v_eligible_convs)
+                       AND NOT (v_speaker = 'requester' AND d.author_key <> ALL (v_requester_accounts))
+                       AND NOT (v_speaker = 'you' AND d.author_key <> v_run.agent_key)
+                       AND NOT coalesce(d.sent_at < p_after OR d.sent_at >= p_before, false)
+                     ORDER BY d.sent_at DESC, d.message_id DESC
+                     LIMIT v_settings.max_candidates + 1) d
+        ), candidates AS MATERIALIZED (
+            SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
                    CASE
-                     WHEN v_speaker = 'requester' AND mt.author_key <> ALL (v_requester_accounts) THEN 'speaker'
-                     WHEN v_speaker = 'you' AND mt.author_key <> v_run.agent_key THEN 'speaker'
-                     WHEN mt.sent_at < p_after OR mt.sent_at >= p_before THEN 'time'
-                     WHEN NOT mt.sent_at <@ mt.agent_visible THEN 'perspective'
-                     WHEN cardinality(v_audience) > 0 AND NOT coalesce(mt.sent_at <@ mt.audience_visible, false) THEN 'audience'
-                     WHEN mt.has_lineage AND NOT history._lineage_passes(mt.message_key, v_audience) THEN 'lineage'
-                     WHEN mt.message_key = ANY (v_context) THEN 'in_context'
+                     WHEN c.has_lineage AND cardinality(v_audience) > 0 AND EXISTS (
+                         -- an ancestor the audience could not read when it was sent
+                         SELECT 1 FROM history.message_lineage l
+                          WHERE l.message_key = c.message_key
+                            AND NOT coalesce((SELECT l.ancestor_sent_at <@ au.visible
+                                                FROM unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
+                                               WHERE au.conversation_key = l.ancestor_conversation_key), false))
+                       THEN 'lineage'
+                     WHEN c.message_key = ANY (v_context) THEN 'in_context'
                    END AS excluded_by
-              FROM matches mt
-        ), scored AS (
-            SELECT c.*,
-                   v_settings.text_weight * ts_rank(c.document, v_query, 32) AS text_score,
-                   v_settings.coverage_weight
-                     * (length(c.document) - length(ts_delete(c.document, v_terms)))::float8 / cardinality(v_terms) AS coverage,
-                   v_settings.actor_weight * (c.author_key = ANY (v_requester_accounts))::int AS actor,
-                   v_settings.conversation_weight * (c.conversation_key = v_run.conversation_key)::int AS conversation,
-                   v_settings.participation_weight * (EXISTS (
-                       SELECT 1 FROM history.conversation_authors ca
-                        WHERE ca.conversation_key = c.conversation_key AND ca.author_key = ANY (v_requester_accounts)))::int AS participation,
-                   -- Halves every half-life; capped so that very old messages do not underflow.
-                   v_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
-                       extract(epoch FROM (now() - c.sent_at))::float8
-                       / extract(epoch FROM v_settings.recency_half_life)::float8))) AS recency
-              FROM classified c
-             WHERE c.excluded_by IS NULL
+              FROM newest c
+              JOIN unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
+                ON ew.conversation_key = c.conversation_key
+             WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
         ), top AS (
             SELECT s.*, s.text_score + s.coverage + s.actor + s.conversation + s.participation + s.recency AS total
-              FROM scored s
+              FROM (SELECT c.*,
+                           v_settings.text_weight * ts_rank(c.document, v_query, 32) AS text_score,
+                           v_settings.coverage_weight
+                             * (length(c.document) - length(ts_delete(c.document, v_terms)))::float8
+                             / cardinality(v_terms) AS coverage,
+                           v_settings.actor_weight * (c.author_key = ANY (v_requester_accounts))::int AS actor,
+                           v_settings.conversation_weight * (c.conversation_key = v_run.conversation_key)::int AS conversation,
+                           v_settings.participation_weight * (c.conversation_key = ANY (v_participated))::int AS participation,
+                           -- Halves every half-life; capped so that very old messages do not underflow.
+                           v_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
+                               extract(epoch FROM (now() - c.sent_at))::float8
+                               / extract(epoch FROM v_settings.recency_half_life)::float8))) AS recency
+                      FROM candidates c
+                     WHERE c.excluded_by IS NULL) s
              ORDER BY total DESC, s.sent_at DESC, s.message_id
              LIMIT v_limit
         )
-        SELECT (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
-                  FROM (SELECT excluded_by, count(*) AS n FROM classified WHERE excluded_by IS NOT NULL GROUP BY 1) x),
+        SELECT v_exclusions || (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
+                                  FROM (SELECT excluded_by, count(*) AS n FROM candidates
+                                         WHERE excluded_by IS NOT NULL GROUP BY 1) x),
+               v_capped OR (SELECT count(*) FROM newest) > v_settings.max_candidates,
                (SELECT coalesce(array_agg(ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at,
-                                              CASE WHEN cardinality(v_audience) > 0 THEN t.agent_visible * t.audience_visible
-                                                   ELSE t.agent_visible END,
-                                              t.text_score, t.coverage, t.actor, t.conversation, t.participation, t.recency, t.total,
+                                              t.visible, t.text_score, t.coverage, t.actor, t.conversation,
+                                              t.participation, t.recency, t.total,
                                               ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
                                                      WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord)
                                           )::history._ranked_candidate
                                       ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
                   FROM top t)
-          INTO v_exclusions, v_ranked;
+          INTO v_exclusions, v_capped, v_ranked;
     END IF;
 
-    -- 5. Neighbours: up to two eligible messages each side of every hit,
+    -- 6. Neighbours: up to two eligible messages each side of every hit,
     --    nearest first, searched only inside the hit's visible windows so a
     --    long ineligible stretch costs one index probe per window.
     v_before := array_fill(NULL::bigint, ARRAY[greatest(cardinality(v_ranked), 1), 2]);
@@ -179,7 +249,12 @@ BEGIN
                          AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
                          AND (d.sent_at, d.message_id) < (v_hit.sent_at, v_hit.message_id COLLATE "C")
                          AND d.message_key <> ALL (v_context)
-                         AND (NOT d.has_lineage OR history._lineage_passes(d.message_key, v_audience))
+                         AND (NOT d.has_lineage OR cardinality(v_audience) = 0 OR NOT EXISTS (
+                             SELECT 1 FROM history.message_lineage l
+                              WHERE l.message_key = d.message_key
+                                AND NOT coalesce((SELECT l.ancestor_sent_at <@ au.visible
+                                                    FROM unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
+                                                   WHERE au.conversation_key = l.ancestor_conversation_key), false)))
                        ORDER BY d.sent_at DESC, d.message_id DESC
                        LIMIT 2) d
                  WHERE lower(w) <= v_hit.sent_at
@@ -195,7 +270,12 @@ BEGIN
                          AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
                          AND (d.sent_at, d.message_id) > (v_hit.sent_at, v_hit.message_id COLLATE "C")
                          AND d.message_key <> ALL (v_context)
-                         AND (NOT d.has_lineage OR history._lineage_passes(d.message_key, v_audience))
+                         AND (NOT d.has_lineage OR cardinality(v_audience) = 0 OR NOT EXISTS (
+                             SELECT 1 FROM history.message_lineage l
+                              WHERE l.message_key = d.message_key
+                                AND NOT coalesce((SELECT l.ancestor_sent_at <@ au.visible
+                                                    FROM unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
+                                                   WHERE au.conversation_key = l.ancestor_conversation_key), false)))
                        ORDER BY d.sent_at, d.message_id
                        LIMIT 2) d
                  WHERE upper_inf(w) OR upper(w) > v_hit.sent_at
@@ -206,7 +286,7 @@ BEGIN
         v_wanted := v_wanted || v_hit.message_key || v_before_one || v_after_one;
     END LOOP;
 
-    -- 6. Recheck against canonical events (and hold them: FOR SHARE makes a
+    -- 7. Recheck against canonical events (and hold them: FOR SHARE makes a
     --    concurrent delete wait for this transaction); note prior evidence.
     SELECT coalesce(array_agg(k), '{}') INTO v_alive
       FROM (SELECT m.message_key AS k
@@ -217,7 +297,7 @@ BEGIN
     SELECT coalesce(array_agg(ev.message_key), '{}') INTO v_prior
       FROM history.run_evidence ev WHERE ev.run_key = v_run.run_key AND ev.message_key = ANY (v_wanted);
 
-    -- 7. Admission in rank order while the budget lasts; a message the run
+    -- 8. Admission in rank order while the budget lasts; a message the run
     --    already holds costs nothing. Neighbours in order before1, after1, before2, after2.
     v_remaining := c_budget - v_run.evidence_count;
     FOR i IN 1 .. cardinality(v_ranked) LOOP
@@ -264,7 +344,7 @@ BEGIN
     END LOOP;
     v_status := CASE WHEN v_remaining = 0 OR v_withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
 
-    -- 8. The audit event first: no evidence exists without it, and if it
+    -- 9. The audit event first: no evidence exists without it, and if it
     --    cannot be written the whole search fails.
     SELECT * INTO v_key FROM history.query_digest_keys k
      WHERE k.retired_at IS NULL ORDER BY k.digest_key_id DESC LIMIT 1;
@@ -272,7 +352,7 @@ BEGIN
         run_key, agent_key, query_digest, digest_key_id, speaker, sent_after, sent_before, effective_limit,
         query_term_count, hit_message_ids, selected_message_ids, hit_rankings, selections,
         excluded_speaker, excluded_time, excluded_perspective, excluded_audience, excluded_lineage,
-        excluded_alive, excluded_in_context, excluded_budget, status, budget_used, budget_remaining)
+        excluded_alive, excluded_in_context, excluded_budget, candidates_capped, status, budget_used, budget_remaining)
     SELECT v_run.run_key, v_run.agent_key,
            history.hmac(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret, 'sha256'),
            v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
@@ -306,11 +386,11 @@ BEGIN
            coalesce((v_exclusions->>'speaker')::int, 0), coalesce((v_exclusions->>'time')::int, 0),
            coalesce((v_exclusions->>'perspective')::int, 0), coalesce((v_exclusions->>'audience')::int, 0),
            coalesce((v_exclusions->>'lineage')::int, 0), v_dead,
-           coalesce((v_exclusions->>'in_context')::int, 0), v_budget_out,
+           coalesce((v_exclusions->>'in_context')::int, 0), v_budget_out, v_capped,
            v_status, v_run.evidence_count + cardinality(v_new), v_remaining
     RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
 
-    -- 9. Evidence (with the proofs each message relied on), the run's count, the trace.
+    -- 10. Evidence (with the proofs each message relied on), the run's count, the trace.
     INSERT INTO history.run_evidence AS ev (run_key, message_key, event_key, proof_keys)
     SELECT v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
       FROM unnest(v_selected) s(k)
@@ -324,7 +404,7 @@ BEGIN
             jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
                                'hits', jsonb_array_length(v_admitted), 'selected', cardinality(v_selected)));
 
-    -- 10. The result, with text loaded from canonical events.
+    -- 11. The result, with text loaded from canonical events.
     SELECT coalesce(array_agg(ROW(
                h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role, h.body, r.total,
                jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
