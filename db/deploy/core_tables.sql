@@ -128,7 +128,8 @@ CREATE TABLE history.message_search_documents (
     has_lineage      boolean NOT NULL,
     document         tsvector NOT NULL
 );
-CREATE INDEX message_search_documents_document_idx ON history.message_search_documents USING gin (document);
+-- fastupdate off: no pending list, so no insert ever pays for flushing one (a stall of 100+ ms).
+CREATE INDEX message_search_documents_document_idx ON history.message_search_documents USING gin (document) WITH (fastupdate = off);
 CREATE INDEX message_search_documents_order_idx ON history.message_search_documents (conversation_key, sent_at, message_id);
 -- Newest matches first across many conversations (search's bounded candidate scan).
 CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);
@@ -148,7 +149,7 @@ CREATE TABLE history.search_settings (
     max_query_terms      integer NOT NULL DEFAULT 32 CHECK (max_query_terms BETWEEN 1 AND 256),
     max_query_chars      integer NOT NULL DEFAULT 4000 CHECK (max_query_chars BETWEEN 1 AND 100000),
     -- How many of the newest matches one search examines (docs/decisions.md, "Candidates").
-    max_candidates       integer NOT NULL DEFAULT 5000 CHECK (max_candidates BETWEEN 1 AND 10000000)
+    max_candidates       integer NOT NULL DEFAULT 2000 CHECK (max_candidates BETWEEN 1 AND 10000000)
 );
 INSERT INTO history.search_settings DEFAULT VALUES;
 COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life and text search configuration (one row)';

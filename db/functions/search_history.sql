@@ -18,6 +18,8 @@ SET search_path = pg_catalog, history, pg_temp
 SET client_min_messages = warning
 -- JIT compilation costs more than any plan here saves (100+ ms once costs cross jit_above_cost).
 SET jit = off
+-- The body has backslash literals: they must not change meaning with the caller's setting.
+SET standard_conforming_strings = on
 -- Every statement is planned for this search's terms and windows.
 SET plan_cache_mode = force_custom_plan
 AS $function$
@@ -32,12 +34,13 @@ DECLARE
     v_requester_accounts bigint[];
     v_context    bigint[];
     v_audience   bigint[];
+    -- Agents in more conversations than this are tested by membership lookups.
+    c_listed_conversations CONSTANT integer := 1000;
     v_agent_convs       bigint[];
-    v_agent_visible     tstzmultirange[];
     v_audience_convs    bigint[] := '{}';
     v_audience_visible  tstzmultirange[] := '{}';
-    v_eligible_convs    bigint[];
-    v_eligible_visible  tstzmultirange[];
+    v_eligible_convs    bigint[] := '{}';
+    v_eligible_visible  tstzmultirange[] := '{}';
     v_participated      bigint[];
     v_capped            boolean := false;
     v_exclusions jsonb := '{}';
@@ -45,8 +48,6 @@ DECLARE
     v_hit        history._ranked_candidate;
     v_before     bigint[][];
     v_after      bigint[][];
-    v_before_one bigint[];
-    v_after_one  bigint[];
     v_wanted     bigint[] := '{}';
     v_alive      bigint[];
     v_prior      bigint[];
@@ -108,27 +109,28 @@ BEGIN
                          FROM unnest(v_terms) t), ' | ')::tsquery;
     END IF;
 
-    -- 4. The windows, once per search: when the agent was a member of each
-    --    of its conversations, when the whole audience could read each
-    --    conversation (for hits, neighbours and lineage ancestors alike), and
-    --    their intersection, the eligible windows.
-    SELECT coalesce(array_agg(w.conversation_key), '{}'), coalesce(array_agg(w.visible), '{}')
-      INTO v_agent_convs, v_agent_visible
-      FROM (SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
-              FROM history.memberships m
-             WHERE m.account_key = v_run.agent_key
-             GROUP BY m.conversation_key) w;
-    IF cardinality(v_audience) = 0 THEN
-        v_eligible_convs := v_agent_convs;
-        v_eligible_visible := v_agent_visible;
-    ELSE
+    -- 4. The windows, once per search. The agent's conversations are listed
+    --    only when they are few (an array the planner can use); an agent in
+    --    thousands of them is tested by membership lookups instead, and its
+    --    windows are only ever built for the conversations a pass touches.
+    --    With an audience, the eligible windows are the audience's windows
+    --    (few: _audience_windows starts from its rarest reader) cut down to
+    --    the agent's; without one they are the agent's own, built lazily.
+    SELECT CASE WHEN count(*) <= c_listed_conversations THEN coalesce(array_agg(m.conversation_key), '{}') END
+      INTO v_agent_convs
+      FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
+             WHERE m.account_key = v_run.agent_key LIMIT c_listed_conversations + 1) m;
+    IF cardinality(v_audience) > 0 THEN
         SELECT coalesce(array_agg(w.conversation_key), '{}'), coalesce(array_agg(w.visible), '{}')
           INTO v_audience_convs, v_audience_visible
           FROM history._audience_windows(v_audience, NULL) w;
-        SELECT coalesce(array_agg(a.conversation_key), '{}'), coalesce(array_agg(a.visible * u.visible), '{}')
+        SELECT coalesce(array_agg(u.conversation_key), '{}'), coalesce(array_agg(a.visible * u.visible), '{}')
           INTO v_eligible_convs, v_eligible_visible
-          FROM unnest(v_agent_convs, v_agent_visible) a(conversation_key, visible)
-          JOIN unnest(v_audience_convs, v_audience_visible) u(conversation_key, visible) USING (conversation_key)
+          FROM unnest(v_audience_convs, v_audience_visible) u(conversation_key, visible)
+          CROSS JOIN LATERAL (
+              SELECT range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+                FROM history.memberships m
+               WHERE m.account_key = v_run.agent_key AND m.conversation_key = u.conversation_key) a
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
 
@@ -140,22 +142,31 @@ BEGIN
     --    conversations that have eligible windows; of those inside the windows
     --    it counts the lineage and in-context removals and ranks the rest.
     --    One more row than the cap is read to tell whether the cap was reached.
+    --    The CASEs test plan-time constants: each plan keeps one branch.
     IF v_query IS NOT NULL THEN
         WITH newest AS MATERIALIZED (
             SELECT d.message_key, d.conversation_key, d.author_key, d.sent_at,
                    row_number() OVER (ORDER BY d.sent_at DESC, d.message_id DESC) AS position
               FROM (SELECT * FROM history.message_search_documents d
-                     WHERE d.document @@ v_query AND d.conversation_key = ANY (v_agent_convs)
+                     WHERE d.document @@ v_query
+                       AND CASE WHEN v_agent_convs IS NOT NULL THEN d.conversation_key = ANY (v_agent_convs)
+                                ELSE EXISTS (SELECT 1 FROM history.memberships m
+                                              WHERE m.account_key = v_run.agent_key
+                                                AND m.conversation_key = d.conversation_key) END
                      ORDER BY d.sent_at DESC, d.message_id DESC
                      LIMIT v_settings.max_candidates + 1) d
+        ), agent_windows AS (
+            SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+              FROM history.memberships m
+             WHERE m.account_key = v_run.agent_key AND m.conversation_key IN (SELECT conversation_key FROM newest)
+             GROUP BY m.conversation_key
         )
         SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
                (SELECT count(*) FROM newest) > v_settings.max_candidates
           INTO v_exclusions, v_capped
           FROM (SELECT r.excluded_by, count(*) AS n
                   FROM newest c
-                  JOIN unnest(v_agent_convs, v_agent_visible) aw(conversation_key, visible)
-                    ON aw.conversation_key = c.conversation_key
+                  JOIN agent_windows aw ON aw.conversation_key = c.conversation_key
                   LEFT JOIN unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
                          ON au.conversation_key = c.conversation_key
                  CROSS JOIN LATERAL (SELECT CASE
@@ -175,28 +186,36 @@ BEGIN
               FROM (SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at,
                            d.has_lineage, d.document
                       FROM history.message_search_documents d
-                     WHERE d.document @@ v_query AND d.conversation_key = ANY (v_eligible_convs)
+                     WHERE d.document @@ v_query
+                       AND CASE WHEN cardinality(v_audience) > 0 THEN d.conversation_key = ANY (v_eligible_convs)
+                                WHEN v_agent_convs IS NOT NULL THEN d.conversation_key = ANY (v_agent_convs)
+                                ELSE EXISTS (SELECT 1 FROM history.memberships m
+                                              WHERE m.account_key = v_run.agent_key
+                                                AND m.conversation_key = d.conversation_key) END
                        AND NOT (v_speaker = 'requester' AND d.author_key <> ALL (v_requester_accounts))
                        AND NOT (v_speaker = 'you' AND d.author_key <> v_run.agent_key)
                        AND NOT coalesce(d.sent_at < p_after OR d.sent_at >= p_before, false)
                      ORDER BY d.sent_at DESC, d.message_id DESC
                      LIMIT v_settings.max_candidates + 1) d
+        ), eligible_windows AS (
+            SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
+             WHERE cardinality(v_audience) > 0
+            UNION ALL
+            SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)'))
+              FROM history.memberships m
+             WHERE cardinality(v_audience) = 0
+               AND m.account_key = v_run.agent_key AND m.conversation_key IN (SELECT conversation_key FROM newest)
+             GROUP BY m.conversation_key
         ), candidates AS MATERIALIZED (
             SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
                    CASE
-                     WHEN c.has_lineage AND cardinality(v_audience) > 0 AND EXISTS (
-                         -- an ancestor the audience could not read when it was sent
-                         SELECT 1 FROM history.message_lineage l
-                          WHERE l.message_key = c.message_key
-                            AND NOT coalesce((SELECT l.ancestor_sent_at <@ au.visible
-                                                FROM unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
-                                               WHERE au.conversation_key = l.ancestor_conversation_key), false))
+                     WHEN c.has_lineage
+                          AND history._lineage_blocked(c.message_key, v_audience_convs, v_audience_visible, v_audience)
                        THEN 'lineage'
                      WHEN c.message_key = ANY (v_context) THEN 'in_context'
                    END AS excluded_by
               FROM newest c
-              JOIN unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
-                ON ew.conversation_key = c.conversation_key
+              JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
              WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
         ), top AS (
             SELECT s.*, s.text_score + s.coverage + s.actor + s.conversation + s.participation + s.recency AS total
@@ -233,58 +252,49 @@ BEGIN
     END IF;
 
     -- 6. Neighbours: up to two eligible messages each side of every hit,
-    --    nearest first, searched only inside the hit's visible windows so a
-    --    long ineligible stretch costs one index probe per window.
-    v_before := array_fill(NULL::bigint, ARRAY[greatest(cardinality(v_ranked), 1), 2]);
-    v_after := v_before;
-    FOR i IN 1 .. cardinality(v_ranked) LOOP
-        v_hit := v_ranked[i];
-        SELECT coalesce(array_agg(n.message_key ORDER BY n.sent_at DESC, n.message_id DESC), '{}') INTO v_before_one
-          FROM (SELECT d.message_key, d.sent_at, d.message_id
-                  FROM unnest(v_hit.visible) w
-                  CROSS JOIN LATERAL (
-                      SELECT d.message_key, d.sent_at, d.message_id
-                        FROM history.message_search_documents d
-                       WHERE d.conversation_key = v_hit.conversation_key
-                         AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
-                         AND (d.sent_at, d.message_id) < (v_hit.sent_at, v_hit.message_id COLLATE "C")
-                         AND d.message_key <> ALL (v_context)
-                         AND (NOT d.has_lineage OR cardinality(v_audience) = 0 OR NOT EXISTS (
-                             SELECT 1 FROM history.message_lineage l
-                              WHERE l.message_key = d.message_key
-                                AND NOT coalesce((SELECT l.ancestor_sent_at <@ au.visible
-                                                    FROM unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
-                                                   WHERE au.conversation_key = l.ancestor_conversation_key), false)))
-                       ORDER BY d.sent_at DESC, d.message_id DESC
-                       LIMIT 2) d
-                 WHERE lower(w) <= v_hit.sent_at
-                 ORDER BY d.sent_at DESC, d.message_id DESC
-                 LIMIT 2) n;
-        SELECT coalesce(array_agg(n.message_key ORDER BY n.sent_at, n.message_id), '{}') INTO v_after_one
-          FROM (SELECT d.message_key, d.sent_at, d.message_id
-                  FROM unnest(v_hit.visible) w
-                  CROSS JOIN LATERAL (
-                      SELECT d.message_key, d.sent_at, d.message_id
-                        FROM history.message_search_documents d
-                       WHERE d.conversation_key = v_hit.conversation_key
-                         AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
-                         AND (d.sent_at, d.message_id) > (v_hit.sent_at, v_hit.message_id COLLATE "C")
-                         AND d.message_key <> ALL (v_context)
-                         AND (NOT d.has_lineage OR cardinality(v_audience) = 0 OR NOT EXISTS (
-                             SELECT 1 FROM history.message_lineage l
-                              WHERE l.message_key = d.message_key
-                                AND NOT coalesce((SELECT l.ancestor_sent_at <@ au.visible
-                                                    FROM unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
-                                                   WHERE au.conversation_key = l.ancestor_conversation_key), false)))
-                       ORDER BY d.sent_at, d.message_id
-                       LIMIT 2) d
-                 WHERE upper_inf(w) OR upper(w) > v_hit.sent_at
-                 ORDER BY d.sent_at, d.message_id
-                 LIMIT 2) n;
-        v_before[i][1] := v_before_one[1]; v_before[i][2] := v_before_one[2];
-        v_after[i][1] := v_after_one[1];   v_after[i][2] := v_after_one[2];
-        v_wanted := v_wanted || v_hit.message_key || v_before_one || v_after_one;
-    END LOOP;
+    --    nearest first, searched only inside the hit's eligible windows so a
+    --    long ineligible stretch costs one index probe per window. One
+    --    statement for all hits; v_before[i] and v_after[i] are padded with nulls.
+    SELECT coalesce(array_agg(ARRAY[b.k[1], b.k[2]] ORDER BY h.ordinality), array_fill(NULL::bigint, ARRAY[1, 2])),
+           coalesce(array_agg(ARRAY[a.k[1], a.k[2]] ORDER BY h.ordinality), array_fill(NULL::bigint, ARRAY[1, 2]))
+      INTO v_before, v_after
+      FROM unnest(v_ranked) WITH ORDINALITY h
+      CROSS JOIN LATERAL (
+          SELECT ARRAY(SELECT n.message_key FROM (
+              SELECT d.message_key, d.sent_at, d.message_id
+                FROM unnest(h.visible) w
+               CROSS JOIN LATERAL (
+                   SELECT d.message_key, d.sent_at, d.message_id
+                     FROM history.message_search_documents d
+                    WHERE d.conversation_key = h.conversation_key
+                      AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
+                      AND (d.sent_at, d.message_id) < (h.sent_at, h.message_id COLLATE "C")
+                      AND d.message_key <> ALL (v_context)
+                      AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
+                    ORDER BY d.sent_at DESC, d.message_id DESC
+                    LIMIT 2) d
+               WHERE lower(w) <= h.sent_at
+               ORDER BY d.sent_at DESC, d.message_id DESC
+               LIMIT 2) n) AS k) b
+      CROSS JOIN LATERAL (
+          SELECT ARRAY(SELECT n.message_key FROM (
+              SELECT d.message_key, d.sent_at, d.message_id
+                FROM unnest(h.visible) w
+               CROSS JOIN LATERAL (
+                   SELECT d.message_key, d.sent_at, d.message_id
+                     FROM history.message_search_documents d
+                    WHERE d.conversation_key = h.conversation_key
+                      AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
+                      AND (d.sent_at, d.message_id) > (h.sent_at, h.message_id COLLATE "C")
+                      AND d.message_key <> ALL (v_context)
+                      AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
+                    ORDER BY d.sent_at, d.message_id
+                    LIMIT 2) d
+               WHERE upper_inf(w) OR upper(w) > h.sent_at
+               ORDER BY d.sent_at, d.message_id
+               LIMIT 2) n) AS k) a;
+    v_wanted := ARRAY(SELECT r.message_key FROM unnest(v_ranked) r)
+                || ARRAY(SELECT x FROM unnest(v_before || v_after) x WHERE x IS NOT NULL);
 
     -- 7. Recheck against canonical events (and hold them: FOR SHARE makes a
     --    concurrent delete wait for this transaction); note prior evidence.

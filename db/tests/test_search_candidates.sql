@@ -5,7 +5,7 @@
 BEGIN;
 SELECT plan(18);
 
-SELECT is((SELECT max_candidates FROM history.search_settings), 5000, 'max_candidates defaults to 5000');
+SELECT is((SELECT max_candidates FROM history.search_settings), 2000, 'max_candidates defaults to 2000');
 SELECT has_column('history', 'search_audit', 'candidates_capped', 'the auditors'' view shows whether the cap was reached');
 
 -- The agent reads #plums with ann and a direct conversation with ben. A run
