@@ -3,15 +3,18 @@
 * **F**  ``history.search_history`` itself (audit, evidence, neighbours); every
   worker begins a fresh run (untimed) after 8 searches, so the 400-message
   budget never interferes (8 x 8 hits x 5 messages = 320).
-* **B1** the floor: the same eligibility-filtered, identically scored top-k as
-  one inline SQL statement (same window logic: agent membership windows,
-  ``_audience_windows``, ``_lineage_passes``, context exclusion), no audit, no
-  neighbours, no text loading.
+* **B1** the floor: F's windows and ranking pass as one inline SQL statement
+  (the audience's windows from ``_audience_windows``, the agent's memberships
+  cut to them, the same newest-``max_candidates`` bound, lineage and context
+  exclusion, identical score, top k); none of F's counting pass, audit,
+  neighbours or text loading.
 * **B0** a bare GIN probe: ids only, no rank, no eligibility, ``LIMIT k``.
 * **P1** Synapse's shape: ``ts_rank_cd`` over ``websearch_to_tsquery`` (terms
-  joined with ``or``), the same permission filter as B1, ``ORDER BY rank LIMIT k``.
-* **P2** Zulip's shape: the per-user visibility join (the agent's membership
-  windows, same filter), ``ORDER BY message id DESC LIMIT k``.
+  joined with ``or``), handed the run's windows as parameters (Synapse is
+  handed the user's room list; computed once per context, untimed), the same
+  permission filter, no candidate bound, ``ORDER BY rank LIMIT k``.
+* **P2** Zulip's shape: the visibility join computed in the statement (B1's
+  windows), the same filter, ``ORDER BY message id DESC LIMIT k``.
 
 B1, P1, P2 read the run parameters from the same ``history.runs`` rows F
 uses. Statements are sent unprepared (``prepare_threshold=None``), so every
@@ -43,8 +46,30 @@ RUN_REUSE = 8
 
 _F_SQL = "SELECT * FROM history.search_history(%(run)s, %(q)s)"
 
-# The run's parameters and the eligibility windows, shared by B1, P1 and P2.
-_ELIGIBLE_CTES = """
+# A run's windows, computed once per context before timing (a search system
+# holds the caller's permission set before it runs the text query; Synapse
+# passes the user's room list, for instance): the audience's windows and the
+# eligible windows (the agent's membership windows cut to the audience's).
+WINDOWS_SQL = """
+WITH r AS MATERIALIZED (SELECT agent_key, audience_keys FROM history.runs WHERE run_token = %(run)s),
+au AS MATERIALIZED (
+    SELECT w.conversation_key, w.visible FROM r, history._audience_windows(r.audience_keys, NULL) w),
+aw AS MATERIALIZED (
+    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+      FROM r JOIN history.memberships m ON m.account_key = r.agent_key
+     GROUP BY m.conversation_key),
+ew AS (
+    SELECT aw.conversation_key, CASE WHEN cardinality(r.audience_keys) = 0 THEN aw.visible
+                                     ELSE aw.visible * au.visible END AS visible
+      FROM r CROSS JOIN aw LEFT JOIN au ON au.conversation_key = aw.conversation_key
+     WHERE cardinality(r.audience_keys) = 0 OR NOT isempty(aw.visible * au.visible))
+SELECT (SELECT coalesce(array_agg(conversation_key), '{}') FROM au),
+       (SELECT coalesce(array_agg(visible::text), '{}') FROM au),
+       (SELECT coalesce(array_agg(conversation_key), '{}') FROM ew),
+       (SELECT coalesce(array_agg(visible::text), '{}') FROM ew)
+"""
+
+_RUN_CTES = """
 r AS MATERIALIZED (
     SELECT run_key, agent_key, conversation_key, requester_key, audience_keys,
            loaded_message_keys || current_message_key AS context
@@ -53,31 +78,57 @@ st AS MATERIALIZED (SELECT * FROM history.search_settings),
 ra AS MATERIALIZED (
     SELECT array_agg(a.account_key) AS keys
       FROM r JOIN history.accounts rq ON rq.account_key = r.requester_key
-      JOIN history.accounts a ON a.component_key = rq.component_key),
-aw AS MATERIALIZED (
-    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
-      FROM r JOIN history.memberships m ON m.account_key = r.agent_key
-     GROUP BY m.conversation_key),
+      JOIN history.accounts a ON a.component_key = rq.component_key)"""
+
+# B1 and P2 compute the windows inside the statement, as F does per search.
+_INLINE_CTES = _RUN_CTES + """,
 au AS MATERIALIZED (
-    SELECT w.conversation_key, w.visible
-      FROM r, history._audience_windows(r.audience_keys, ARRAY(SELECT conversation_key FROM aw)) w)
+    SELECT w.conversation_key, w.visible FROM r, history._audience_windows(r.audience_keys, NULL) w),
+ew AS MATERIALIZED (
+    SELECT au.conversation_key, a.visible * au.visible AS visible
+      FROM r CROSS JOIN au
+      CROSS JOIN LATERAL (SELECT range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+                            FROM history.memberships m
+                           WHERE m.account_key = r.agent_key AND m.conversation_key = au.conversation_key) a
+     WHERE NOT isempty(a.visible * au.visible)
+    UNION ALL
+    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)'))
+      FROM history.memberships m
+     WHERE m.account_key = (SELECT agent_key FROM r) AND (SELECT cardinality(audience_keys) FROM r) = 0
+     GROUP BY m.conversation_key)
 """
 
+# P1 is handed the windows, as Synapse is handed the user's room list.
+_GIVEN_CTES = _RUN_CTES + """,
+au AS (SELECT * FROM unnest(%(au_convs)s::bigint[], %(au_vis)s::tstzmultirange[]) w(conversation_key, visible)),
+ew AS (SELECT * FROM unnest(%(ew_convs)s::bigint[], %(ew_vis)s::tstzmultirange[]) w(conversation_key, visible))
+"""
+
+# Inside the eligible windows, lineage readable by the audience, not in context.
 _ELIGIBLE_WHERE = """
-       d.sent_at <@ aw.visible
-   AND (cardinality(r.audience_keys) = 0 OR coalesce(d.sent_at <@ au.visible, false))
-   AND (NOT d.has_lineage OR history._lineage_passes(d.message_key, r.audience_keys))
+       d.sent_at <@ ew.visible
+   AND (NOT d.has_lineage OR cardinality(r.audience_keys) = 0 OR NOT EXISTS (
+        SELECT 1 FROM history.message_lineage l LEFT JOIN au w ON w.conversation_key = l.ancestor_conversation_key
+         WHERE l.message_key = d.message_key AND NOT coalesce(l.ancestor_sent_at <@ w.visible, false)))
    AND d.message_key <> ALL (r.context)
 """
 
+# F's ranking pass as one statement: the newest max_candidates matches in the
+# eligible conversations, the same filter, the same score, top k.
 _B1_SQL = f"""
-WITH {_ELIGIBLE_CTES},
+WITH {_INLINE_CTES},
+newest AS MATERIALIZED (  -- per eligible conversation (few, with an audience), then merged
+    SELECT d.* FROM ew CROSS JOIN LATERAL (
+        SELECT d.* FROM history.message_search_documents d
+         WHERE d.conversation_key = ew.conversation_key AND d.document @@ %(tq)s::tsquery
+         ORDER BY d.sent_at DESC, d.message_id DESC
+         LIMIT (SELECT max_candidates FROM st)) d
+     ORDER BY d.sent_at DESC, d.message_id DESC
+     LIMIT (SELECT max_candidates FROM st)),
 eligible AS (
     SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document
-      FROM aw JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
-      LEFT JOIN au ON au.conversation_key = d.conversation_key
-      CROSS JOIN r
-     WHERE d.document @@ %(tq)s::tsquery AND {_ELIGIBLE_WHERE})
+      FROM newest d JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
+     WHERE {_ELIGIBLE_WHERE})
 SELECT e.message_key, t.total
   FROM eligible e CROSS JOIN st CROSS JOIN r CROSS JOIN ra
   CROSS JOIN LATERAL (SELECT
@@ -102,10 +153,9 @@ SELECT d.message_key FROM history.message_search_documents d
 """
 
 _P1_SQL = f"""
-WITH {_ELIGIBLE_CTES}
+WITH {_GIVEN_CTES}
 SELECT d.message_key, ts_rank_cd(d.document, websearch_to_tsquery(%(cfg)s::regconfig, %(wq)s)) AS rank
-  FROM aw JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
-  LEFT JOIN au ON au.conversation_key = d.conversation_key
+  FROM ew JOIN history.message_search_documents d ON d.conversation_key = ew.conversation_key
   CROSS JOIN r CROSS JOIN st
  WHERE d.document @@ websearch_to_tsquery(%(cfg)s::regconfig, %(wq)s) AND {_ELIGIBLE_WHERE}
  ORDER BY rank DESC
@@ -113,10 +163,9 @@ SELECT d.message_key, ts_rank_cd(d.document, websearch_to_tsquery(%(cfg)s::regco
 """
 
 _P2_SQL = f"""
-WITH {_ELIGIBLE_CTES}
+WITH {_INLINE_CTES}
 SELECT d.message_key
-  FROM aw JOIN history.message_search_documents d ON d.conversation_key = aw.conversation_key
-  LEFT JOIN au ON au.conversation_key = d.conversation_key
+  FROM ew JOIN history.message_search_documents d ON d.conversation_key = ew.conversation_key
   CROSS JOIN r
  WHERE d.document @@ %(tq)s::tsquery AND {_ELIGIBLE_WHERE}
  ORDER BY d.message_key DESC
@@ -261,8 +310,13 @@ def build_items(queries: list[dict], contexts: list[dict], cfg: str = "english")
 # ------------------------------------------------------------------ the cells
 
 
+def run_windows(conn, run: str) -> dict:
+    au_convs, au_vis, ew_convs, ew_vis = conn.execute(WINDOWS_SQL, {"run": run}).fetchone()
+    return {"au_convs": au_convs, "au_vis": au_vis, "ew_convs": ew_convs, "ew_vis": ew_vis}
+
+
 def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], template_runs: list[str],
-             concurrency: int, duration_s: float, min_queries: int) -> dict:
+             windows: list[dict], concurrency: int, duration_s: float, min_queries: int) -> dict:
     """Closed loop: ``concurrency`` workers take the next item until the time is up."""
     import psycopg
 
@@ -292,7 +346,7 @@ def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], temp
                         slot[1] += 1
                         params = {"run": slot[0], **item["params"]}
                     else:
-                        params = {"run": template_runs[item["ctx"]], **item["params"]}
+                        params = {"run": template_runs[item["ctx"]], **item["params"], **windows[item["ctx"]]}
                     t0 = time.perf_counter()
                     conn.execute(sql, params).fetchall()
                     ms = (time.perf_counter() - t0) * 1000
@@ -494,6 +548,7 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
         queries = build_queries(freqs, args.queries, args.seed)
         contexts = pick_contexts(conn, args.seed)
         template_runs = [begin_run(conn, c) for c in contexts]
+        windows = [run_windows(conn, r) for r in template_runs]
         cfg = conn.execute("SELECT text_search_config::text FROM history.search_settings").fetchone()[0]
     results["contexts"] = contexts
     results["query_examples"] = {c: next(q for q in queries if q["class"] == c) for c in CLASSES}
@@ -503,11 +558,11 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
 
     # Warm the cache once over the whole workload (B1 touches what F touches).
     for shape in ("B1", "F"):
-        run_cell(dsn, shape, items, contexts, template_runs, 1, 0.0, min(len(items), 60))
+        run_cell(dsn, shape, items, contexts, template_runs, windows, 1, 0.0, min(len(items), 60))
     cells = []
     for c in levels:
         for shape in SHAPES:
-            cell = run_cell(dsn, shape, items, contexts, template_runs, c, args.duration_s, args.min_queries)
+            cell = run_cell(dsn, shape, items, contexts, template_runs, windows, c, args.duration_s, args.min_queries)
             cells.append(cell)
             m = cell["mix"]
             say(f"  c={c} {shape:<3} n={m['n']:<5} p50={m['p50_ms']:.2f}ms p95={m['p95_ms']:.2f}ms "
