@@ -134,7 +134,8 @@ class World:
         return self.logins[group]
 
     def connect(self, group: str, **kwargs) -> "Session":
-        c = psycopg.connect(self.login(group), autocommit=True, **kwargs)
+        kwargs.setdefault("autocommit", True)
+        c = psycopg.connect(self.login(group), **kwargs)
         return Session(c)
 
     def state(self, run: uuid.UUID | None = None) -> tuple:
