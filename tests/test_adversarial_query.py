@@ -562,3 +562,38 @@ def test_query_text_is_stored_nowhere(world, searcher):
             sql.SQL("SELECT count(*) FROM {} t WHERE row_to_json(t)::text ~ %s").format(sql.SQL(table)),
             (f"zqx[bcdfghjkmnpqrstvwxz]{{8}}|{m}",)).fetchone()[0]
         assert hits == 0, f"a query marker is stored in {table}"
+
+
+def test_matched_terms_are_not_audited(world, searcher):
+    """The markers above never match a message; matched terms are query words too and must not be
+    copied into the audit row, the trace, the evidence or the run (any value, at any depth)."""
+    result, _ = search(world, searcher, "Launch BUDGETING reviews zqxmatchedmarker")
+    matched = {t for h in result["hits"] for t in h["reasons"]["matched_terms"]}
+    assert {"launch", "budget", "review"} <= matched  # the lexemes, as returned to the caller
+    rows = world.admin.execute(
+        """SELECT to_jsonb(e) FROM history.conversation_search_events e WHERE e.search_event_id = %(e)s
+           UNION ALL
+           SELECT to_jsonb(t) FROM history.run_trace t JOIN history.runs r USING (run_key) WHERE r.run_token = %(r)s
+           UNION ALL
+           SELECT to_jsonb(v) FROM history.run_evidence v JOIN history.runs r USING (run_key) WHERE r.run_token = %(r)s
+           UNION ALL
+           SELECT to_jsonb(r) FROM history.runs r WHERE r.run_token = %(r)s""",
+        {"e": result["search_event_id"], "r": world.run}).fetchall()
+    values: list[str] = []
+
+    def walk(v):
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        else:
+            values.append(str(v).lower())
+
+    for (row,) in rows:
+        walk(row)
+    assert len(rows) >= 3 and values
+    for term in matched | {"zqxmatchedmarker", "budgeting", "reviews"}:
+        stored = [v for v in values if term in v]
+        assert not stored, f"query term {term!r} stored: {stored}"
