@@ -1,0 +1,17 @@
+"""A reference model of SPEC.md §2 and the non-ranking parts of §3 and §5.
+
+Written from the spec text and docs/decisions.md, never from the SQL: plain
+data classes and plain loops, slow and obviously right. tests/test_differential.py
+builds random worlds through the public SQL API and through this model and
+compares what each says a search returns.
+
+Modules:
+
+``world``        the state: accounts, conversations, memberships, messages, proofs, runs
+``ops``          the operations of a scenario (one per SQL surface call) and World.apply
+``eligibility``  §2: perspective, audience, lineage, alive, context
+``search``       §3: terms, filters, exclusion counts, neighbours, budget admission
+``delivery``     §5 and the decisions: proofs relied on, check_delivery's reasons
+``scenarios``    hypothesis strategies producing valid scenarios
+``profiles``     hypothesis profiles ("deep")
+"""

@@ -1,0 +1,258 @@
+"""SPEC §3 (and §4's exclusion counts), without the ranking formula.
+
+What a call of ``search_history`` must return, decided from the world, the
+run and the arguments:
+
+* the query's alternatives (the lexemes of its text, see ``Lexicon``);
+* the candidates: live messages matching any alternative in conversations the
+  agent has ever been a member of (docs/decisions.md, "Candidates");
+* each candidate's first failed rule in the audit's order: speaker, time,
+  perspective, audience, lineage, alive, in context; the rest are eligible;
+* the top ``limit`` eligible candidates in rank order (the order comes from a
+  ``rank_key`` the caller supplies: ranking is compared separately);
+* two eligible neighbours before and after each, nearest first, in
+  conversation order ``(sent_at, message_id)``;
+* admission in rank order within the run's 400 distinct evidence messages,
+  neighbours in the order before1, after1, before2, after2; the status and the
+  budget figures; the run's evidence after the call.
+
+Text matching is the only thing borrowed from PostgreSQL: ``Lexicon`` asks a
+plain connection for ``to_tsvector`` of a text (the lexemes a message or a
+query has). That is the spec's "lexical PostgreSQL full-text search", not the
+function under test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Callable
+
+from . import delivery, eligibility
+from .world import BUDGET, Message, Run, World
+
+RULES = ("speaker", "time", "perspective", "audience", "lineage", "alive", "in_context", "budget")
+MAX_LIMIT = 20
+DEFAULT_LIMIT = 8
+MAX_QUERY_CHARS = 4000
+MAX_QUERY_TERMS = 32
+
+
+class Lexicon:
+    """Lexemes of texts, by PostgreSQL's ``to_tsvector`` with the given configuration (cached)."""
+
+    def __init__(self, conn, config: str = "english"):
+        self.conn = conn
+        self.config = config
+        self._lexemes: dict[str, dict[str, int]] = {}
+
+    def lexemes(self, text: str) -> dict[str, int]:
+        """lexeme -> number of positions it has in the text."""
+        if text not in self._lexemes:
+            rows = self.conn.execute(
+                "SELECT lexeme, coalesce(cardinality(positions), 0) FROM unnest(to_tsvector(%s::regconfig, %s))",
+                (self.config, text),
+            ).fetchall()
+            self._lexemes[text] = {lexeme: n for lexeme, n in rows}
+        return self._lexemes[text]
+
+    def query_terms(self, query: str) -> list[str]:
+        """The alternatives: distinct lexemes of the first 4000 characters, first seen first, at most 32."""
+        rows = self.conn.execute(
+            "SELECT lexeme, positions FROM unnest(to_tsvector(%s::regconfig, %s))",
+            (self.config, query[:MAX_QUERY_CHARS]),
+        ).fetchall()
+        ordered = sorted(rows, key=lambda r: (min(r[1]), r[0]))
+        return [lexeme for lexeme, _ in ordered][:MAX_QUERY_TERMS]
+
+
+@dataclass
+class Shown:
+    """A returned message (hit or neighbour), as the spec says it is shown."""
+    message_id: str
+    conversation_id: str
+    sent_at: datetime
+    speaker_id: str
+    speaker_role: str
+    body: str
+
+
+@dataclass
+class Hit:
+    shown: Shown
+    matched_terms: list[str]
+    signals: dict[str, int]  # actor, conversation, participation: 0 or 1
+    matched_count: int
+    before: list[Shown] = field(default_factory=list)
+    after: list[Shown] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    status: str
+    budget_used: int
+    budget_remaining: int
+    hits: list[Hit]
+    selected: list[str]  # every admitted message id, in admission order
+    exclusions: dict[str, int]
+    terms: list[str]
+    eligible_ids: list[str]  # every eligible candidate (before limit and budget)
+    considered_ids: list[str]  # the top `limit` eligible ones, in rank order
+
+
+class SearchError(Exception):
+    def __init__(self, sqlstate: str):
+        super().__init__(sqlstate)
+        self.sqlstate = sqlstate
+
+
+def speaker_role(world: World, run: Run, author_id: str) -> str:
+    if author_id in world.linked(run.requester_id):
+        return "requester"
+    if author_id == run.agent_id:
+        return "you"
+    return "other"
+
+
+def shown(world: World, run: Run, m: Message) -> Shown:
+    return Shown(m.message_id, m.conversation_id, m.sent_at, m.author_id, speaker_role(world, run, m.author_id), m.body)
+
+
+def signals(world: World, run: Run, m: Message) -> dict[str, int]:
+    requester_accounts = world.linked(run.requester_id)
+    return {
+        "actor": int(m.author_id in requester_accounts),
+        "conversation": int(m.conversation_id == run.conversation_id),
+        "participation": int(world.has_written(requester_accounts, m.conversation_id)),
+    }
+
+
+def exact_rank_key(world: World, run: Run, terms: list[str], lexicon: Lexicon) -> Callable[[Message], tuple]:
+    """Rank order under the test's "exact" weights (text 0, coverage 1, actor 10, conversation 100,
+    participation 1000, recency 0): participation, conversation, actor, coverage, then sent_at
+    descending, then message id (decisions: a weighted sum; SPEC: ties by sent_at desc, then id)."""
+
+    def key(m: Message):
+        s = signals(world, run, m)
+        matched = len(set(terms) & set(lexicon.lexemes(m.body)))
+        coverage = Fraction(matched, len(terms))
+        return (-s["participation"], -s["conversation"], -s["actor"], -coverage,
+                -m.sent_at.timestamp(), m.message_id)
+
+    return key
+
+
+def first_filter_failed(world: World, run: Run, m: Message, speaker: str, after, before) -> str | None:
+    if speaker == "requester" and m.author_id not in world.linked(run.requester_id):
+        return "speaker"
+    if speaker == "you" and m.author_id != run.agent_id:
+        return "speaker"
+    if after is not None and m.sent_at < after:
+        return "time"
+    if before is not None and m.sent_at >= before:
+        return "time"
+    return None
+
+
+def neighbours(world: World, run: Run, hit: Message) -> tuple[list[Message], list[Message]]:
+    """Up to two eligible messages each side of the hit in its conversation, nearest first."""
+    same = [m for m in world.messages.values()
+            if m.conversation_id == hit.conversation_id and m.message_id != hit.message_id
+            and eligibility.eligible(world, run, m)]
+    here = (hit.sent_at, hit.message_id)
+    earlier = sorted((m for m in same if (m.sent_at, m.message_id) < here),
+                     key=lambda m: (m.sent_at, m.message_id), reverse=True)
+    later = sorted((m for m in same if (m.sent_at, m.message_id) > here),
+                   key=lambda m: (m.sent_at, m.message_id))
+    return earlier[:2], later[:2]
+
+
+def search(world: World, run: Run, lexicon: Lexicon, query, speaker="anyone", after=None, before=None,
+           limit=DEFAULT_LIMIT, rank_key: Callable[[Message], tuple] | None = None,
+           rank_order: list[str] | None = None) -> Outcome:
+    """One call of search_history. Changes run.evidence as the call must.
+
+    Rank order: ``rank_key`` (sort key, smallest first), or ``rank_order`` (the
+    eligible ids in the order the SQL returned them; only sound when nothing is
+    withheld for budget), or the exact-weights key by default.
+    """
+    if run.ended:
+        raise SearchError("HS002")
+    if query is None:
+        raise SearchError("HS001")
+    speaker = "anyone" if speaker is None else speaker
+    if speaker not in ("anyone", "requester", "you"):
+        raise SearchError("HS001")
+    limit = DEFAULT_LIMIT if limit is None else limit
+    if limit < 1:
+        raise SearchError("HS001")
+    limit = min(limit, MAX_LIMIT)
+    if after is not None and before is not None and after > before:
+        raise SearchError("HS001")
+
+    terms = lexicon.query_terms(query)
+    exclusions = {rule: 0 for rule in RULES}
+    eligible: list[Message] = []
+    if terms:
+        for m in world.messages.values():
+            if not m.alive or not world.ever_member(run.agent_id, m.conversation_id):
+                continue
+            if not set(terms) & set(lexicon.lexemes(m.body)):
+                continue
+            rule = first_filter_failed(world, run, m, speaker, after, before) \
+                or eligibility.first_failed_rule(world, run, m)
+            if rule is None:
+                eligible.append(m)
+            else:
+                exclusions[rule] += 1
+
+    if rank_order is not None:
+        position = {mid: i for i, mid in enumerate(rank_order)}
+        ranked = sorted(eligible, key=lambda m: position.get(m.message_id, len(position)))
+    else:
+        key = rank_key or exact_rank_key(world, run, terms, lexicon)
+        ranked = sorted(eligible, key=key)
+    considered = ranked[:limit]
+
+    # Admission, in rank order, while the budget lasts.
+    remaining = BUDGET - len(run.evidence)
+    selected: list[str] = []
+    withheld = False
+    hits: list[Hit] = []
+
+    def admit(mid: str) -> bool:
+        nonlocal remaining, withheld
+        if mid in run.evidence or mid in selected:
+            if mid not in selected:
+                selected.append(mid)
+            return True
+        if remaining == 0:
+            withheld = True
+            return False
+        remaining -= 1
+        selected.append(mid)
+        return True
+
+    for m in considered:
+        if not admit(m.message_id):
+            exclusions["budget"] += 1
+            continue
+        earlier, later = neighbours(world, run, m)
+        hit = Hit(shown(world, run, m),
+                  [t for t in terms if t in lexicon.lexemes(m.body)],
+                  signals(world, run, m),
+                  len(set(terms) & set(lexicon.lexemes(m.body))))
+        slots = [(earlier, 0, hit.before), (later, 0, hit.after), (earlier, 1, hit.before), (later, 1, hit.after)]
+        for side, i, out in slots:
+            if i < len(side) and admit(side[i].message_id):
+                out.append(shown(world, run, side[i]))
+        hits.append(hit)
+
+    for mid in selected:
+        run.evidence.setdefault(mid, set()).update(delivery.relied_proofs(world, run, world.messages[mid]))
+    used = len(run.evidence)
+    status = "search_budget_exhausted" if remaining == 0 or withheld else "ok"
+    assert used == BUDGET - remaining
+    return Outcome(status, used, BUDGET - used, hits, selected, exclusions, terms,
+                   [m.message_id for m in ranked], [m.message_id for m in considered])

@@ -1,0 +1,355 @@
+"""Differential tests: the SQL surface against the reference model in tests/model/.
+
+Hypothesis builds random scenarios (tests/model/scenarios.py); each is applied
+to a fresh copy of the migrated template database through the public SQL
+functions (world and runs as ``history_runtime``, searches as
+``history_searcher``) and to the model, and after every search, delivery check
+and reply the two must agree:
+
+* hits (ids, conversation, time, speaker, role, text, matched terms, the
+  actor/conversation/participation components), and their neighbours;
+* status, ``budget_used``, ``budget_remaining``;
+* the audit row: every exclusion count, the hit ids, the selected ids;
+* ``check_delivery``'s rows, ``record_reply`` passing or ``HS005``, ``HS002`` for ended runs.
+
+Ranking: under the shipped weights (``weights='default'``) ranks are compared as
+a set (the model is told the SQL's order, and must agree on which eligible
+matches make the top ``limit``) plus the spec's hard orderings; under the
+``exact`` weights (text and recency 0, signals far apart; a DBA may set any
+weights) the model knows the full order and the lists must be equal.
+
+Each example makes its own database inside the test body (session fixtures
+only, so hypothesis' function-scoped-fixture health check has nothing to say).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import psycopg
+import pytest
+from hypothesis import event, example, given, note, settings
+from psycopg import sql
+
+from tests.model import delivery, search as msearch
+from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Link, Post,
+                             RemoveMember, Reply, Revoke, Search, apply, at)
+from tests.model.scenarios import Scenario, budget_scenarios, scenarios
+from tests.model.world import World
+
+EXACT_WEIGHTS = dict(text_weight=0, coverage_weight=1, actor_weight=10, conversation_weight=100,
+                     participation_weight=1000, recency_weight=0)
+
+
+def _t(minute):
+    return None if minute is None else at(minute)
+
+
+class SqlSide:
+    """The scenario applied through the SQL surface of one database.
+
+    One database serves every example of a test (a fresh one per example costs
+    more than the example); ``reset()`` empties it before each example: every
+    table of the schema is truncated except the two the migrations seed
+    (``search_settings``, put back to its defaults, and ``query_digest_keys``),
+    and the reset is checked, so no example sees another's rows.
+    """
+
+    KEPT = ("search_settings", "query_digest_keys")
+
+    def __init__(self, url: str):
+        self.admin = psycopg.connect(url, autocommit=True)
+        self.runtime = psycopg.connect(url, autocommit=True)
+        self.runtime.execute("SET SESSION AUTHORIZATION history_runtime")
+        self.searcher = psycopg.connect(url, autocommit=True)
+        self.searcher.execute("SET SESSION AUTHORIZATION history_searcher")
+        self.tokens: dict[str, Any] = {}
+        self.tables = [r[0] for r in self.admin.execute(
+            "SELECT format('%%I.%%I', schemaname, tablename) FROM pg_catalog.pg_tables "
+            "WHERE schemaname = 'history' AND tablename <> ALL (%s) ORDER BY 1", (list(self.KEPT),)).fetchall()]
+        assert "history.messages" in self.tables and "history.runs" in self.tables
+        self.lexicon = msearch.Lexicon(self.admin)
+        self.default_settings = self.admin.execute(
+            "SELECT to_jsonb(s) FROM history.search_settings s").fetchone()[0]
+
+    def reset(self) -> None:
+        self.tokens = {}
+        self.admin.execute("TRUNCATE " + ", ".join(self.tables) + " RESTART IDENTITY")
+        self.admin.execute("DELETE FROM history.search_settings")
+        self.admin.execute("INSERT INTO history.search_settings "
+                           "SELECT * FROM jsonb_populate_record(NULL::history.search_settings, %s)",
+                           (json.dumps(self.default_settings),))
+        left = self.admin.execute(
+            "SELECT " + " + ".join(f"(SELECT count(*) FROM {t})" for t in self.tables)).fetchone()[0]
+        assert left == 0
+
+    def close(self):
+        for c in (self.searcher, self.runtime, self.admin):
+            c.close()
+
+    def weights(self, kind: str) -> dict[str, float]:
+        if kind == "exact":
+            self.admin.execute(sql.SQL("UPDATE history.search_settings SET {}").format(
+                sql.SQL(", ").join(sql.SQL("{} = {}").format(sql.Identifier(k), sql.Literal(v))
+                                   for k, v in EXACT_WEIGHTS.items())))
+        row = self.admin.execute(
+            "SELECT to_jsonb(s) FROM history.search_settings s").fetchone()[0]
+        return {k: float(v) for k, v in row.items() if k.endswith("_weight")}
+
+    def world_op(self, op) -> None:
+        c = self.runtime
+        if isinstance(op, Account):
+            c.execute("SELECT history.upsert_account(%s, %s)", (op.account_id, op.kind))
+        elif isinstance(op, Conversation):
+            c.execute("SELECT history.upsert_conversation(%s, %s)", (op.conversation_id, op.kind))
+        elif isinstance(op, AddMember):
+            c.execute("SELECT history.add_member(%s, %s, %s)", (op.conversation_id, op.account_id, at(op.since)))
+        elif isinstance(op, RemoveMember):
+            c.execute("SELECT history.remove_member(%s, %s, %s)", (op.conversation_id, op.account_id, at(op.until)))
+        elif isinstance(op, Post):
+            c.execute("SELECT history.post_message(%s, %s, %s, %s, %s, %s)",
+                      (op.message_id, op.conversation_id, op.author_id, op.body, at(op.sent_at), list(op.sources)))
+        elif isinstance(op, Edit):
+            c.execute("SELECT history.edit_message(%s, %s, %s)", (op.message_id, op.body, at(op.at)))
+        elif isinstance(op, Delete):
+            c.execute("SELECT history.delete_message(%s, %s)", (op.message_id, at(op.at)))
+        elif isinstance(op, Link):
+            c.execute("SELECT history.link_identity(%s, %s, %s, %s)",
+                      (op.proof_id, op.account_a, op.account_b, at(op.verified_at)))
+        elif isinstance(op, Revoke):
+            c.execute("SELECT history.revoke_proof(%s, %s)", (op.proof_id, at(op.at)))
+        elif isinstance(op, Begin):
+            self.tokens[op.run] = c.execute(
+                "SELECT history.begin_run(%s, %s, %s, %s, %s, %s)",
+                (op.agent_id, op.conversation_id, op.requester_id, op.current_message_id,
+                 list(op.loaded_message_ids), None if op.audience is None else list(op.audience))).fetchone()[0]
+        elif isinstance(op, End):
+            c.execute("SELECT history.end_run(%s)", (self.tokens[op.run],))
+        else:
+            raise TypeError(op)
+
+    def search(self, op: Search):
+        """(result as a dict, audit row as a dict), or the SQLSTATE of the error."""
+        try:
+            result = self.searcher.execute(
+                "SELECT to_jsonb(r) FROM history.search_history(%s, %s, %s, %s, %s, %s) r",
+                (self.tokens[op.run], op.query, op.speaker, _t(op.after), _t(op.before), op.limit)).fetchone()[0]
+        except psycopg.Error as e:
+            return e.diag.sqlstate
+        audit = self.admin.execute(
+            "SELECT to_jsonb(a) FROM history.search_audit a WHERE search_event_id = %s",
+            (result["search_event_id"],)).fetchone()[0]
+        return result, audit
+
+    def check(self, run: str):
+        try:
+            return [tuple(r) for r in self.runtime.execute(
+                "SELECT message_id, reason FROM history.check_delivery(%s) ORDER BY message_id",
+                (self.tokens[run],)).fetchall()]
+        except psycopg.Error as e:
+            return e.diag.sqlstate
+
+    def reply(self, op: Reply):
+        try:
+            self.runtime.execute("SELECT history.record_reply(%s, %s, %s, %s)",
+                                 (self.tokens[op.run], op.message_id, op.body, at(op.sent_at)))
+            return None
+        except psycopg.Error as e:
+            return e.diag.sqlstate
+
+
+# --- comparing ---------------------------------------------------------------
+
+def _shown_sql(j: dict) -> tuple:
+    return (j["message_id"], j["conversation_id"], datetime.fromisoformat(j["sent_at"]), j["speaker_id"],
+            j["speaker_role"], j["body"])
+
+
+def _shown_model(s: msearch.Shown) -> tuple:
+    return (s.message_id, s.conversation_id, s.sent_at, s.speaker_id, s.speaker_role, s.body)
+
+
+def _hit_sql(h: dict) -> tuple:
+    return (_shown_sql(h), h["reasons"]["matched_terms"],
+            [_shown_sql(n) for n in h["before"]], [_shown_sql(n) for n in h["after"]])
+
+
+def _hit_model(h: msearch.Hit) -> tuple:
+    return (_shown_model(h.shown), h.matched_terms,
+            [_shown_model(n) for n in h.before], [_shown_model(n) for n in h.after])
+
+
+def _occurrences(lexicon: msearch.Lexicon, world: World, mid: str, terms: list[str]) -> dict[str, int]:
+    lex = lexicon.lexemes(world.messages[mid].body)
+    return {t: lex.get(t, 0) for t in terms}
+
+
+def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hits, weights) -> None:
+    """The orderings the spec fixes whatever the weights (all of them positive here).
+
+    * the hits are in score order; equal scores by sent_at descending, then message id;
+    * for two eligible matches a and b where a has at least b's occurrences of every
+      alternative, at least b's actor/conversation/participation signals and is at
+      least as recent: if a differs from b in any of these, a ranks strictly above b;
+      if in none, they tie and the smaller message id comes first. (In particular a
+      match of strictly more alternatives, all else equal, ranks higher.) So a
+      returned b means a is returned too, and before b.
+    """
+    for x, y in zip(sql_hits, sql_hits[1:]):
+        assert x["score"] >= y["score"], (x, y)
+        if x["score"] == y["score"]:
+            kx = (-datetime.fromisoformat(x["sent_at"]).timestamp(), x["message_id"])
+            ky = (-datetime.fromisoformat(y["sent_at"]).timestamp(), y["message_id"])
+            assert kx < ky, ("tie order", x["message_id"], y["message_id"])
+    for h in sql_hits:
+        r = h["reasons"]
+        assert r["total"] == pytest.approx(h["score"])
+        parts = ["text", "coverage", "actor", "conversation", "participation", "recency"]
+        assert sum(r[p] for p in parts) == pytest.approx(r["total"])
+        s = msearch.signals(world, run, world.messages[h["message_id"]])
+        for p in ("actor", "conversation", "participation"):
+            assert r[p] == pytest.approx(weights[f"{p}_weight"] * s[p]), (h["message_id"], p)
+        matched = len(r["matched_terms"])
+        assert r["coverage"] == pytest.approx(weights["coverage_weight"] * matched / len(terms))
+
+    position = {h["message_id"]: i for i, h in enumerate(sql_hits)}
+    info = {}
+    for mid in eligible_ids:
+        m = world.messages[mid]
+        info[mid] = (_occurrences(lexicon, world, mid, terms), msearch.signals(world, run, m), m.sent_at)
+    for b in position:
+        ob, sb, tb = info[b]
+        for a in eligible_ids:
+            if a == b:
+                continue
+            oa, sa, ta = info[a]
+            if not (all(oa[t] >= ob[t] for t in terms) and all(sa[k] >= sb[k] for k in sa) and ta >= tb):
+                continue
+            differs = oa != ob or sa != sb or ta != tb
+            if differs or a < b:
+                assert a in position and position[a] < position[b], (
+                    f"{a} must rank above {b}: occurrences {oa} vs {ob}, signals {sa} vs {sb}, {ta} vs {tb}")
+
+
+AUDIT_COUNTS = {rule: f"excluded_{rule}" for rule in msearch.RULES}
+
+
+@pytest.fixture(scope="module")
+def side(pg_server, template_db):
+    name = pg_server.new_name("hs_diff")
+    url = pg_server.create_database(name, template_db)
+    s = SqlSide(url)
+    try:
+        yield s
+    finally:
+        s.close()
+        pg_server.drop_database(name)
+
+
+WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Link, Revoke, End)
+
+
+def run_scenario(side: SqlSide, scenario: Scenario) -> None:
+    side.reset()
+    weights = side.weights(scenario.weights)
+    lexicon = side.lexicon
+    world = World()
+    batch: list = []
+    for step, op in enumerate(scenario.ops):
+        if isinstance(op, Search):
+            got = side.search(op)
+            run = world.runs[op.run]
+            kwargs = dict(query=op.query, speaker=op.speaker, after=_t(op.after), before=_t(op.before),
+                          limit=op.limit)
+            if isinstance(got, str):
+                with pytest.raises(msearch.SearchError) as expected:
+                    msearch.search(world, run, lexicon, **kwargs)
+                assert expected.value.sqlstate == got, (step, op)
+                continue
+            result, audit = got
+            sql_hits = result["hits"] or []
+            if scenario.weights == "exact":
+                outcome = msearch.search(world, run, lexicon, **kwargs)
+            else:
+                outcome = msearch.search(world, run, lexicon, rank_order=[h["message_id"] for h in sql_hits],
+                                         **kwargs)
+                assert outcome.exclusions["budget"] == 0, "default weights: keep worlds under the budget"
+            note(f"step {step}: {op}\n  model hits {[h.shown.message_id for h in outcome.hits]} "
+                 f"eligible {outcome.eligible_ids}\n  sql hits {[h['message_id'] for h in sql_hits]}")
+            assert [_hit_sql(h) for h in sql_hits] == [_hit_model(h) for h in outcome.hits], (step, op)
+            assert (result["status"], result["budget_used"], result["budget_remaining"]) == \
+                   (outcome.status, outcome.budget_used, outcome.budget_remaining), (step, op)
+            counts = {rule: audit[col] for rule, col in AUDIT_COUNTS.items()}
+            assert counts == outcome.exclusions, (step, op)
+            assert audit["hit_message_ids"] == [h.shown.message_id for h in outcome.hits], (step, op)
+            assert sorted(audit["selected_message_ids"]) == sorted(outcome.selected), (step, op)
+            assert len(set(audit["selected_message_ids"])) == len(audit["selected_message_ids"])
+            assert (audit["status"], audit["budget_used"], audit["budget_remaining"]) == \
+                   (outcome.status, outcome.budget_used, outcome.budget_remaining), (step, op)
+            event(f"search: {'hits' if sql_hits else 'no hits'}, {outcome.status}")
+            if not outcome.terms:
+                event("search: no terms")
+            elif not sql_hits and not any(outcome.exclusions.values()):
+                event("search: no candidates")
+            for rule, n in outcome.exclusions.items():
+                if n:
+                    event(f"excluded by {rule}")
+            if any(h.before or h.after for h in outcome.hits):
+                event("neighbours returned")
+            if sql_hits:
+                check_hard_orderings(world, run, lexicon, outcome.terms, outcome.eligible_ids, sql_hits, weights)
+            if scenario.weights == "exact":
+                for h in sql_hits:
+                    s = msearch.signals(world, run, world.messages[h["message_id"]])
+                    assert h["score"] == pytest.approx(
+                        1000 * s["participation"] + 100 * s["conversation"] + 10 * s["actor"]
+                        + len(h["reasons"]["matched_terms"]) / len(outcome.terms))
+        elif isinstance(op, Check):
+            got = side.check(op.run)
+            try:
+                want = delivery.check_delivery(world, world.runs[op.run])
+            except delivery.DeliveryError as e:
+                want = e.sqlstate
+            assert got == want, (step, op)
+            for reason in sorted({r for _, r in want} if isinstance(want, list) else {want}):
+                event(f"check_delivery: {reason}")
+        elif isinstance(op, Reply):
+            got = side.reply(op)
+            run = world.runs[op.run]
+            if run.ended:
+                want = "HS002"
+            else:
+                want = "HS005" if delivery.check_delivery(world, run) else None
+            assert got == want, (step, op, delivery.check_delivery(world, run) if not run.ended else None)
+            event(f"reply: {want or 'delivered'}")
+            if want is None:
+                apply(world, op)
+        elif isinstance(op, Begin):
+            side.world_op(op)
+            apply(world, op)
+        else:
+            # consecutive world operations go in one pipeline: each must succeed
+            batch.append(op)
+            if step + 1 == len(scenario.ops) or not isinstance(scenario.ops[step + 1], WORLD_BATCH):
+                with side.runtime.pipeline():
+                    for b in batch:
+                        side.world_op(b)
+                for b in batch:
+                    apply(world, b)
+                batch = []
+
+
+# --- the tests ---------------------------------------------------------------
+
+
+@given(scenario=scenarios())
+def test_search_matches_model(side, scenario):
+    run_scenario(side, scenario)
+
+
+@settings(max_examples=max(5, settings.default.max_examples // 20))
+@given(scenario=budget_scenarios())
+def test_budget_matches_model(side, scenario):
+    run_scenario(side, scenario)
