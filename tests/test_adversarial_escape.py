@@ -325,12 +325,8 @@ def test_session_settings_change_nothing(world, session, baseline, setting):
         assert s.notices == [], s.notices
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG in db/functions/search_history.sql: the function body contains backslash string literals "
-    "(replace(replace(t, '\\', '\\\\'), ...)) and does not pin standard_conforming_strings, so a caller's "
-    "SET standard_conforming_strings = off makes PL/pgSQL compile it with backslash escapes: 42601 "
-    "'mismatched parentheses', a non-HS error, and no search. Fix: add SET standard_conforming_strings = on "
-    "to the function (or write the literals as E-strings)."))
+# Regression: search_history's body has backslash literals; before it pinned
+# standard_conforming_strings = on, this setting made the call fail with 42601.
 def test_standard_conforming_strings_off_changes_nothing(world, session, baseline):
     s = session()
     s.execute("SET standard_conforming_strings = off")
