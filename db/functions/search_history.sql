@@ -20,8 +20,8 @@ SET client_min_messages = warning
 SET jit = off
 -- The body has backslash literals: they must not change meaning with the caller's setting.
 SET standard_conforming_strings = on
--- Every statement is planned for this search's terms and windows.
-SET plan_cache_mode = force_custom_plan
+-- Steps 4 and 5 switch to custom plans, the rest to generic ones (see there).
+SET plan_cache_mode = auto
 AS $function$
 DECLARE
     c_budget     CONSTANT integer := 400;
@@ -108,6 +108,11 @@ BEGIN
                        SELECT '''' || replace(replace(t, '\', '\\'), '''', '''''') || ''''
                          FROM unnest(v_terms) t), ' | ')::tsquery;
     END IF;
+
+    -- Steps 4 and 5 are planned for this search's terms, audience and windows
+    -- (a generic plan cannot tell a rare term from one in every message).
+    -- SET LOCAL inside a function with a SET clause ends with the function.
+    PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
 
     -- 4. The windows, once per search. The agent's conversations are listed
     --    only when they are few (an array the planner can use); an agent in
@@ -250,6 +255,8 @@ BEGIN
                   FROM top t)
           INTO v_exclusions, v_capped, v_ranked;
     END IF;
+    -- From here on every statement reads a handful of rows by key: plan once.
+    PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
 
     -- 6. Neighbours: up to two eligible messages each side of every hit,
     --    nearest first, searched only inside the hit's eligible windows so a
