@@ -148,8 +148,10 @@ CREATE TABLE history.search_settings (
     recency_half_life    interval NOT NULL DEFAULT '30 days' CHECK (recency_half_life > interval '0'),
     max_query_terms      integer NOT NULL DEFAULT 32 CHECK (max_query_terms BETWEEN 1 AND 256),
     max_query_chars      integer NOT NULL DEFAULT 4000 CHECK (max_query_chars BETWEEN 1 AND 100000),
-    -- How many of the newest matches one search examines (docs/decisions.md, "Candidates").
-    max_candidates       integer NOT NULL DEFAULT 2000 CHECK (max_candidates BETWEEN 1 AND 10000000)
+    -- How many of the newest matches one search ranks, and how many it counts
+    -- exclusions over (docs/decisions.md, "Candidates").
+    max_candidates       integer NOT NULL DEFAULT 2000 CHECK (max_candidates BETWEEN 1 AND 10000000),
+    max_counted_candidates integer NOT NULL DEFAULT 500 CHECK (max_counted_candidates BETWEEN 1 AND 10000000)
 );
 INSERT INTO history.search_settings DEFAULT VALUES;
 COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life and text search configuration (one row)';

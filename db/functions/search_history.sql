@@ -35,7 +35,7 @@ DECLARE
     v_context    bigint[];
     v_audience   bigint[];
     -- Agents in more conversations than this are tested by membership lookups.
-    c_listed_conversations CONSTANT integer := 1000;
+    c_listed_conversations CONSTANT integer := 5000;
     v_agent_convs       bigint[];
     v_audience_convs    bigint[] := '{}';
     v_audience_visible  tstzmultirange[] := '{}';
@@ -140,26 +140,19 @@ BEGIN
     END IF;
 
     -- 5. Matches, in two bounded passes (docs/decisions.md, "Candidates").
-    --    The first takes the newest max_candidates matches in the agent's
+    --    The first takes the newest max_counted_candidates matches in the agent's
     --    conversations and counts the first of the rules speaker, time,
     --    perspective, audience that removes each. The second takes the newest
     --    max_candidates matches passing the speaker and time filters in the
     --    conversations that have eligible windows; of those inside the windows
     --    it counts the lineage and in-context removals and ranks the rest.
     --    One more row than the cap is read to tell whether the cap was reached.
-    --    The CASEs test plan-time constants: each plan keeps one branch.
     IF v_query IS NOT NULL THEN
         WITH newest AS MATERIALIZED (
-            SELECT d.message_key, d.conversation_key, d.author_key, d.sent_at,
-                   row_number() OVER (ORDER BY d.sent_at DESC, d.message_id DESC) AS position
-              FROM (SELECT * FROM history.message_search_documents d
-                     WHERE d.document @@ v_query
-                       AND CASE WHEN v_agent_convs IS NOT NULL THEN d.conversation_key = ANY (v_agent_convs)
-                                ELSE EXISTS (SELECT 1 FROM history.memberships m
-                                              WHERE m.account_key = v_run.agent_key
-                                                AND m.conversation_key = d.conversation_key) END
-                     ORDER BY d.sent_at DESC, d.message_id DESC
-                     LIMIT v_settings.max_candidates + 1) d
+            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
+                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
+              FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs, NULL, NULL, NULL,
+                                           v_settings.max_counted_candidates + 1) n
         ), agent_windows AS (
             SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
               FROM history.memberships m
@@ -167,7 +160,7 @@ BEGIN
              GROUP BY m.conversation_key
         )
         SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
-               (SELECT count(*) FROM newest) > v_settings.max_candidates
+               (SELECT count(*) FROM newest) > v_settings.max_counted_candidates
           INTO v_exclusions, v_capped
           FROM (SELECT r.excluded_by, count(*) AS n
                   FROM newest c
@@ -181,27 +174,19 @@ BEGIN
                      WHEN NOT c.sent_at <@ aw.visible THEN 'perspective'
                      WHEN cardinality(v_audience) > 0 AND NOT coalesce(c.sent_at <@ au.visible, false) THEN 'audience'
                    END AS excluded_by) r
-                 WHERE c.position <= v_settings.max_candidates
+                 WHERE c.position <= v_settings.max_counted_candidates
                  GROUP BY r.excluded_by) x;
 
         SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{}') INTO v_participated
           FROM history.conversation_authors ca WHERE ca.author_key = ANY (v_requester_accounts);
         WITH newest AS MATERIALIZED (
-            SELECT d.*, row_number() OVER (ORDER BY d.sent_at DESC, d.message_id DESC) AS position
-              FROM (SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at,
-                           d.has_lineage, d.document
-                      FROM history.message_search_documents d
-                     WHERE d.document @@ v_query
-                       AND CASE WHEN cardinality(v_audience) > 0 THEN d.conversation_key = ANY (v_eligible_convs)
-                                WHEN v_agent_convs IS NOT NULL THEN d.conversation_key = ANY (v_agent_convs)
-                                ELSE EXISTS (SELECT 1 FROM history.memberships m
-                                              WHERE m.account_key = v_run.agent_key
-                                                AND m.conversation_key = d.conversation_key) END
-                       AND NOT (v_speaker = 'requester' AND d.author_key <> ALL (v_requester_accounts))
-                       AND NOT (v_speaker = 'you' AND d.author_key <> v_run.agent_key)
-                       AND NOT coalesce(d.sent_at < p_after OR d.sent_at >= p_before, false)
-                     ORDER BY d.sent_at DESC, d.message_id DESC
-                     LIMIT v_settings.max_candidates + 1) d
+            SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
+                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
+              FROM history._newest_matches(
+                       v_query, v_run.agent_key,
+                       CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
+                       CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+                       p_after, p_before, v_settings.max_candidates + 1) n
         ), eligible_windows AS (
             SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
              WHERE cardinality(v_audience) > 0

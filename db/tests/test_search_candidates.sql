@@ -1,11 +1,13 @@
 -- The bounded candidate passes (docs/decisions.md, "Candidates"): a search
--- examines at most search_settings.max_candidates of the newest matches in
--- each pass; counts and hits are exact over those, and the audit row says
--- when a pass reached the cap.
+-- counts exclusions over at most search_settings.max_counted_candidates and
+-- ranks at most max_candidates of the newest matches; counts and hits are
+-- exact over those, and the audit row says when a pass reached its cap.
+-- Most cases below set both caps to one value.
 BEGIN;
-SELECT plan(18);
+SELECT plan(22);
 
 SELECT is((SELECT max_candidates FROM history.search_settings), 2000, 'max_candidates defaults to 2000');
+SELECT is((SELECT max_counted_candidates FROM history.search_settings), 500, 'max_counted_candidates defaults to 500');
 SELECT has_column('history', 'search_audit', 'candidates_capped', 'the auditors'' view shows whether the cap was reached');
 
 -- The agent reads #plums with ann and a direct conversation with ben. A run
@@ -34,11 +36,11 @@ $world$;
 
 CREATE TEMP TABLE runs (cap integer PRIMARY KEY, token uuid NOT NULL) ON COMMIT DROP;
 CREATE TEMP TABLE results (cap integer PRIMARY KEY, r history.search_result NOT NULL) ON COMMIT DROP;
-CREATE FUNCTION pg_temp.search_with_cap(p_cap integer) RETURNS void LANGUAGE plpgsql AS $$
+CREATE FUNCTION pg_temp.search_with_cap(p_cap integer, p_counted integer DEFAULT NULL) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_run uuid := history.begin_run('c-bot', 'c-plums', 'c-ann', 'c-cur');
 BEGIN
-    UPDATE history.search_settings SET max_candidates = p_cap;
+    UPDATE history.search_settings SET max_candidates = p_cap, max_counted_candidates = coalesce(p_counted, p_cap);
     INSERT INTO pg_temp.runs VALUES (p_cap, v_run);
     INSERT INTO pg_temp.results VALUES (p_cap, history.search_history(v_run, 'plum', p_limit => 20));
 END
@@ -79,6 +81,12 @@ SELECT is((pg_temp.audit(3)).hit_count, 3, 'the audit lists the three hits');
 SELECT pg_temp.search_with_cap(1);
 SELECT is(pg_temp.hits(1), ARRAY['c-p4'], 'at cap one the newest eligible match is the only hit');
 SELECT is((pg_temp.audit(1)).excluded_audience, 1, 'at cap one only the newest match (d2) is counted');
+
+-- The caps are independent: count over the newest one, rank over 50.
+SELECT pg_temp.search_with_cap(50, 1);
+SELECT is(pg_temp.hits(50), ARRAY['c-p1', 'c-p2', 'c-p3', 'c-p4'], 'a counting cap of one does not limit the ranking');
+SELECT is((pg_temp.audit(50)).excluded_audience, 1, 'a counting cap of one counts only the newest match');
+SELECT is((pg_temp.audit(50)).candidates_capped, true, 'a counting pass at its cap is reported');
 
 SELECT throws_ok($$ UPDATE history.search_settings SET max_candidates = 0 $$, '23514', NULL,
                  'max_candidates must be at least 1');

@@ -1,0 +1,107 @@
+-- _newest_matches (white-box): every strategy returns exactly what the plain
+-- query returns: the newest p_count matches by (sent_at, message_id) desc in
+-- the conversations, with the author and time filters. Small thresholds force
+-- each strategy on a small world.
+BEGIN;
+SELECT plan(12);
+
+-- The agent reads three conversations; a fourth it never joined. Messages
+-- alternate between two words, many share a sent_at (ties by message id),
+-- two authors.
+DO $world$
+DECLARE
+    k integer;
+    v_conv text;
+BEGIN
+    PERFORM history.upsert_account('n-bot', 'agent');
+    PERFORM history.upsert_account('n-ann', 'person');
+    PERFORM history.upsert_account('n-ben', 'person');
+    FOREACH v_conv IN ARRAY ARRAY['n-a', 'n-b', 'n-c', 'n-other'] LOOP
+        PERFORM history.upsert_conversation(v_conv, 'group');
+        PERFORM history.add_member(v_conv, 'n-ann', '2026-01-01 00:00+00');
+        PERFORM history.add_member(v_conv, 'n-ben', '2026-01-01 00:00+00');
+        IF v_conv <> 'n-other' THEN
+            PERFORM history.add_member(v_conv, 'n-bot', '2026-01-01 00:00+00');
+        END IF;
+    END LOOP;
+    FOR k IN 1 .. 240 LOOP
+        PERFORM history.post_message(
+            pg_catalog.format('n-%s', lpad(k::text, 3, '0')),
+            (ARRAY['n-a', 'n-a', 'n-b', 'n-c', 'n-other'])[1 + k % 5],
+            CASE WHEN k % 3 = 0 THEN 'n-ben' ELSE 'n-ann' END,
+            CASE WHEN k % 4 = 0 THEN 'walnut pecan' WHEN k % 7 = 0 THEN 'pecan' ELSE 'hazel' END,
+            timestamptz '2026-02-01 00:00+00' + (k / 3) * interval '1 hour');
+    END LOOP;
+END
+$world$;
+
+CREATE TEMP TABLE keys AS
+SELECT (SELECT account_key FROM history.accounts WHERE account_id = 'n-bot') AS bot,
+       (SELECT account_key FROM history.accounts WHERE account_id = 'n-ben') AS ben,
+       ARRAY(SELECT conversation_key FROM history.conversations
+              WHERE conversation_id IN ('n-a', 'n-b', 'n-c') ORDER BY 1) AS convs;
+
+-- The plain answer, and the function's, as message ids in order.
+CREATE FUNCTION pg_temp.expected(p_query tsquery, p_convs bigint[], p_authors bigint[],
+                                 p_after timestamptz, p_before timestamptz, p_count integer)
+RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}') FROM (
+        SELECT d.message_id, d.sent_at FROM history.message_search_documents d
+         WHERE d.document @@ p_query AND d.conversation_key = ANY (p_convs)
+           AND (p_authors IS NULL OR d.author_key = ANY (p_authors))
+           AND (p_after IS NULL OR d.sent_at >= p_after) AND (p_before IS NULL OR d.sent_at < p_before)
+         ORDER BY d.sent_at DESC, d.message_id DESC LIMIT p_count) x $$;
+CREATE FUNCTION pg_temp.got(p_query tsquery, p_convs bigint[], p_authors bigint[],
+                            p_after timestamptz, p_before timestamptz, p_count integer,
+                            p_few integer, p_walk integer, p_probe integer)
+RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
+      FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, p_authors,
+                                   p_after, p_before, p_count, p_few, p_walk, p_probe) $$;
+
+-- few: through the text index
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 1000000, 100, 50),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
+          'few matches: the text-index plan returns the newest 25');
+SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 25, 1000000, 100, 50),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
+          'few matches, all the agent''s conversations: the same 25, never one of a conversation it did not join');
+
+-- walk: per conversation, merged
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 0, 100, 50),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
+          'walk: the newest 25 across three conversations, ties by message id');
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
+                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, 0, 100, 50),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
+                           '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10),
+          'walk: author and time filters');
+SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000, 0, 100, 50),
+          pg_temp.expected('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000),
+          'walk: a count above the number of matches returns them all');
+
+-- probe: the newest rows of the projection hold enough matches
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10, 0, 0, 50),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10),
+          'probe over listed conversations: the newest 10');
+SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 10, 0, 0, 50),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10),
+          'probe over the agent''s conversations (membership test): the newest 10');
+SELECT is(pg_temp.got('pecan', NULL, ARRAY[(SELECT ben FROM keys)], NULL, '2026-02-05 00:00+00', 5, 0, 0, 50),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)], NULL, '2026-02-05 00:00+00', 5),
+          'probe: author and time filters');
+
+-- probe too short, then the fallback
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 30, 0, 0, 1),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 30),
+          'probe too short for the listed conversations: the fallback returns the newest 30');
+SELECT is(pg_temp.got('pecan', NULL, NULL, NULL, NULL, 30, 0, 0, 1),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 30),
+          'probe too short for the agent''s conversations: the fallback returns the newest 30');
+SELECT is(current_setting('enable_indexscan'), 'on', 'the fallback restores enable_indexscan');
+
+SELECT is(pg_temp.got('walnut', '{}', NULL, NULL, NULL, 10, 0, 100, 50), '{}',
+          'no conversations: nothing');
+
+SELECT * FROM finish();
+ROLLBACK;
