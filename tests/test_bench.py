@@ -5,6 +5,7 @@ ingest figure and size is present and numeric, that the bulk-loaded world is
 consistent, and that the last printed line is the summary in its fixed form.
 """
 
+import io
 import json
 import math
 import re
@@ -78,3 +79,33 @@ def test_bench_smoke(db_dsn, tmp_path, capsys):
     # The bulk-loaded world (plus the ingested messages) is what post_message keeps.
     with psycopg.connect(db_dsn) as conn, conn.cursor() as cur:
         assert corpus.check_references(cur) == []
+
+    # The chart is written (matplotlib is a dependency of the bench extra).
+    assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_floor_returns_what_search_history_returns(db_dsn):
+    """B1 is a floor only if it computes the same answer: for every context
+    and a spread of rare and frequent terms, its top k are F's hits."""
+    corpus.load(db_dsn, corpus.build_world(3000, seed=5), out=io.StringIO())
+    with psycopg.connect(db_dsn, autocommit=True) as conn, conn.cursor() as cur:
+        contexts = runner.pick_contexts(conn, 5)
+        lexemes = [r[0] for r in conn.execute(
+            "SELECT word FROM ts_stat('SELECT document FROM history.message_search_documents') "
+            "ORDER BY ndoc DESC, word").fetchall()]
+        term_sets = [lexemes[:3], lexemes[:1] + lexemes[200:202], lexemes[500:502], lexemes[-2:]]
+        compared = 0
+        for ctx in contexts:
+            for terms in term_sets:
+                params = {"q": " ".join(terms), "tq": " | ".join(runner._quote_lexeme(t) for t in terms),
+                          "terms": terms, "k": runner.LIMIT}
+                floor_run = runner.begin_run(conn, ctx)
+                floor = [r[0] for r in cur.execute(runner.SHAPE_SQL["B1"], {"run": floor_run, **params})]
+                floor_ids = [conn.execute("SELECT message_id FROM history.messages WHERE message_key = %s",
+                                          (k,)).fetchone()[0] for k in floor]
+                hits = conn.execute("SELECT ARRAY(SELECT h.message_id FROM unnest((r).hits) h) "
+                                    "FROM (SELECT history.search_history(%s, %s) AS r) x",
+                                    (runner.begin_run(conn, ctx), params["q"])).fetchone()[0]
+                assert hits == floor_ids, (ctx, terms)
+                compared += bool(hits)
+        assert compared >= len(contexts)  # most pairs have hits: the comparison is not vacuous
