@@ -80,7 +80,9 @@ def test_bench_smoke(db_dsn, tmp_path, capsys):
     with psycopg.connect(db_dsn) as conn, conn.cursor() as cur:
         assert corpus.check_references(cur) == []
 
-    # The chart is written (matplotlib is a dependency of the bench extra).
+    # The tables for docs/benchmarks.md, and the chart (matplotlib is in the bench extra).
+    report = (tmp_path / "results.md").read_text()
+    assert "| 2 | F |" in report and "Per class, concurrency 1" in report and results["summary"] in report
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -33,7 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import corpus
+from . import corpus, report
 
 SHAPES = ["F", "B1", "B0", "P1", "P2"]
 CLASSES = ["selective", "or3", "or5_frequent", "adversarial"]
@@ -591,9 +591,10 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
     outdir = Path(args.out)
     outdir.mkdir(parents=True, exist_ok=True)
     (outdir / "results.json").write_text(json.dumps(results, indent=2, default=str))
+    (outdir / "results.md").write_text(report.render(results))
     png = chart(results, outdir / "chart.png")
     results["chart"] = png
-    print(f"results: {outdir / 'results.json'}")
+    print(f"results: {outdir / 'results.json'}, {outdir / 'results.md'}")
     print(f"chart: {png}" if png else "chart: not written (matplotlib is not importable)")
     print(results["summary"])
     return 0

@@ -1,0 +1,62 @@
+"""The markdown tables of a bench run (``results.md``, copied into docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+CLASSES = ["selective", "or3", "or5_frequent", "adversarial"]
+
+
+def _ms(x) -> str:
+    return "–" if x is None else f"{x:.1f}"
+
+
+def _x(x) -> str:
+    return "–" if x is None else f"{x:.2f}×"
+
+
+def render(results: dict) -> str:
+    cells = results["cells"]
+    levels = sorted({c["concurrency"] for c in cells})
+    out = [f"### {results['corpus']['messages']:,} messages, seed {results['seed']}", ""]
+    load = results.get("bulk_load") or {}
+    if load.get("seconds"):
+        out += [f"Bulk load: {load['seconds']['total']:.1f} s ({load['messages_per_s']:,.0f} messages/s).", ""]
+
+    out += ["Full mix:", "", "| c | shape | n | p50 ms | p95 ms | p99 ms | max ms | q/s |",
+            "|---|---|---|---|---|---|---|---|"]
+    for c in cells:
+        m = c["mix"]
+        out.append(f"| {c['concurrency']} | {c['shape']} | {m['n']} | {_ms(m['p50_ms'])} | {_ms(m['p95_ms'])} "
+                   f"| {_ms(m['p99_ms'])} | {_ms(m['max_ms'])} | {m['throughput_qps']} |")
+    for level in levels:
+        out += ["", f"Per class, concurrency {level} (p50 / p99 ms):", "",
+                "| shape | " + " | ".join(CLASSES) + " |", "|---|" + "---|" * len(CLASSES)]
+        for c in (c for c in cells if c["concurrency"] == level):
+            out.append(f"| {c['shape']} | " + " | ".join(
+                f"{_ms(c['classes'][k]['p50_ms'])} / {_ms(c['classes'][k]['p99_ms'])}" for k in CLASSES) + " |")
+    f1 = next((c for c in cells if c["shape"] == "F" and c["concurrency"] == 1), None)
+    if f1 and f1.get("visible_sets"):
+        out += ["", "F per visible set, concurrency 1 (p50 / p99 ms):", "",
+                "| visible set | n | p50 / p99 |", "|---|---|---|"]
+        for vs, s in f1["visible_sets"].items():
+            out.append(f"| {vs} | {s['n']} | {_ms(s['p50_ms'])} / {_ms(s['p99_ms'])} |")
+    out += ["", "Ratios (p50 / p99):", "", "| c | F/B1 | F/P1 | F/P2 |", "|---|---|---|---|"]
+    for level, r in sorted(results["ratios"].items(), key=lambda kv: int(kv[0])):
+        out.append(f"| {level} | " + " | ".join(
+            f"{_x(r[k]['mix']['p50'])} / {_x(r[k]['mix']['p99'])}" if k in r else "–"
+            for k in ("F/B1", "F/P1", "F/P2")) + " |")
+    ing = results.get("ingest")
+    if ing:
+        out += ["", f"Ingest through `post_message`, {ing['clients']} clients, {ing['wall_s']} s: "
+                    f"{ing['messages_per_s']:,.0f} messages/s, p50 {ing['p50_ms']} ms, p99 {ing['p99_ms']} ms, "
+                    f"max {ing['max_ms']} ms, {ing['stalls_over_100ms']} stalls over 100 ms."]
+    disk = results.get("disk")
+    if disk:
+        out += ["", "On disk, MB per million messages:", "", "| table | total | heap | indexes |", "|---|---|---|---|"]
+        per_m = 1e6 / max(1, results["corpus"]["messages"]) / 2**20
+        for name, d in disk.items():
+            if name.startswith("_"):
+                continue
+            idx = ", ".join(f"{i} {b * per_m:.1f}" for i, b in sorted(d["indexes"].items()))
+            out.append(f"| {name} | {d['total_mb_per_million_messages']} | {d['heap_bytes'] * per_m:.1f} | {idx} |")
+    out += ["", f"`{results['summary']}`", ""]
+    return "\n".join(out)
