@@ -5,11 +5,12 @@
 -- as its own; in groups and channels they never do. An empty audience has
 -- no windows: callers treat it as unrestricted.
 --
--- A conversation can only qualify if the audience account with the fewest
--- memberships (the pivot) reads it, so only the pivot's conversations are
--- examined, and only their member lists are read: the work is bounded by one
--- account's memberships plus those conversations' sizes, not by the sum of
--- every audience account's memberships (hundreds for a channel audience).
+-- A conversation can only qualify if the two audience accounts with the
+-- fewest memberships (the pivots) read it, so only the conversations both
+-- pivots read are examined, and only their member lists are read: the work is
+-- bounded by two accounts' memberships plus those conversations' sizes, not
+-- by the sum of every audience account's memberships (hundreds for a channel
+-- audience).
 CREATE OR REPLACE FUNCTION history._audience_windows(p_audience bigint[], p_conversations bigint[])
 RETURNS TABLE (conversation_key bigint, visible tstzmultirange)
 LANGUAGE sql
@@ -22,20 +23,23 @@ AS $function$
           FROM audience aud
           JOIN history.accounts a ON a.account_key = aud.account_key
           JOIN history.accounts peer ON peer.component_key = a.component_key
-    ), pivot AS MATERIALIZED (
+    ), pivots AS MATERIALIZED (  -- the two accounts with the fewest memberships (counted up to 256)
         SELECT aud.account_key
           FROM audience aud
-         ORDER BY (SELECT pg_catalog.count(*) FROM history.memberships m WHERE m.account_key = aud.account_key),
+         ORDER BY (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM history.memberships m
+                                                     WHERE m.account_key = aud.account_key LIMIT 256) x),
                   aud.account_key
-         LIMIT 1
-    ), candidates AS MATERIALIZED (
-        SELECT DISTINCT m.conversation_key
-          FROM pivot
-          JOIN readers r ON r.account_key = pivot.account_key
+         LIMIT 2
+    ), candidates AS MATERIALIZED (  -- conversations both pivots read
+        SELECT m.conversation_key
+          FROM pivots
+          JOIN readers r ON r.account_key = pivots.account_key
           JOIN history.memberships m ON m.account_key = r.reader_key
           JOIN history.conversations c ON c.conversation_key = m.conversation_key
          WHERE (r.reader_key = r.account_key OR c.kind = 'direct')
            AND (p_conversations IS NULL OR m.conversation_key = ANY (p_conversations))
+         GROUP BY m.conversation_key
+        HAVING pg_catalog.count(DISTINCT r.account_key) = (SELECT pg_catalog.count(*) FROM pivots)
     ), qualifying AS MATERIALIZED (  -- read by every audience account at some time: cheap to count, rarely many
         SELECT cd.conversation_key, c.kind
           FROM candidates cd
