@@ -5,10 +5,10 @@
 -- as its own; in groups and channels they never do. An empty audience has
 -- no windows: callers treat it as unrestricted.
 --
--- A conversation can only qualify if the two audience accounts with the
--- fewest memberships (the pivots) read it, so only the conversations both
--- pivots read are examined, and only their member lists are read: the work is
--- bounded by two accounts' memberships plus those conversations' sizes, not
+-- A conversation can only qualify if the audience accounts with the fewest
+-- memberships (the pivots, one or two) read it, so only the conversations the
+-- pivots read are examined, and only their member lists are read: the work
+-- is bounded by the pivots' memberships plus those conversations' sizes, not
 -- by the sum of every audience account's memberships (hundreds for a channel
 -- audience).
 CREATE OR REPLACE FUNCTION history._audience_windows(p_audience bigint[], p_conversations bigint[])
@@ -23,13 +23,16 @@ AS $function$
           FROM audience aud
           JOIN history.accounts a ON a.account_key = aud.account_key
           JOIN history.accounts peer ON peer.component_key = a.component_key
-    ), pivots AS MATERIALIZED (  -- the two accounts with the fewest memberships (counted up to 256)
-        SELECT aud.account_key
-          FROM audience aud
-         ORDER BY (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM history.memberships m
-                                                     WHERE m.account_key = aud.account_key LIMIT 256) x),
-                  aud.account_key
-         LIMIT 2
+    ), pivots AS MATERIALIZED (
+        -- the account with the fewest memberships (counted up to 256), and the
+        -- next one too unless it is in that many (an agent in every conversation)
+        SELECT r.account_key
+          FROM (SELECT aud.account_key, x.n, pg_catalog.row_number() OVER (ORDER BY x.n, aud.account_key) AS rank
+                  FROM audience aud
+                 CROSS JOIN LATERAL (SELECT pg_catalog.count(*) AS n
+                                       FROM (SELECT 1 FROM history.memberships m
+                                              WHERE m.account_key = aud.account_key LIMIT 256) y) x) r
+         WHERE r.rank = 1 OR (r.rank = 2 AND r.n < 256)
     ), candidates AS MATERIALIZED (  -- conversations both pivots read
         SELECT m.conversation_key
           FROM pivots

@@ -3,7 +3,7 @@
 -- the conversations, with the author and time filters. Small thresholds force
 -- each strategy on a small world.
 BEGIN;
-SELECT plan(12);
+SELECT plan(14);
 
 -- The agent reads three conversations; a fourth it never joined. Messages
 -- alternate between two words, many share a sent_at (ties by message id),
@@ -52,56 +52,63 @@ RETURNS text[] LANGUAGE sql AS $$
            AND (p_after IS NULL OR d.sent_at >= p_after) AND (p_before IS NULL OR d.sent_at < p_before)
          ORDER BY d.sent_at DESC, d.message_id DESC LIMIT p_count) x $$;
 CREATE FUNCTION pg_temp.got(p_query tsquery, p_convs bigint[], p_authors bigint[],
-                            p_after timestamptz, p_before timestamptz, p_count integer,
-                            p_few integer, p_walk integer, p_probe integer)
+                            p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text)
 RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
       FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, p_authors,
-                                   p_after, p_before, p_count, p_few, p_walk, p_probe) $$;
+                                   p_after, p_before, p_count, p_strategy) $$;
 
 -- few: through the text index
-SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 1000000, 100, 50),
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 'text'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
           'few matches: the text-index plan returns the newest 25');
-SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 25, 1000000, 100, 50),
+SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 25, 'text'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
           'few matches, all the agent''s conversations: the same 25, never one of a conversation it did not join');
 
 -- walk: per conversation, merged
-SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 0, 100, 50),
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 'walk'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
           'walk: the newest 25 across three conversations, ties by message id');
 SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
-                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, 0, 100, 50),
+                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, 'walk'),
           pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
                            '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10),
           'walk: author and time filters');
-SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000, 0, 100, 50),
+SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000, 'walk'),
           pg_temp.expected('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000),
           'walk: a count above the number of matches returns them all');
 
 -- probe: the newest rows of the projection hold enough matches
-SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10, 0, 0, 50),
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10, 'probe'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10),
           'probe over listed conversations: the newest 10');
-SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 10, 0, 0, 50),
+SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 10, 'probe'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10),
           'probe over the agent''s conversations (membership test): the newest 10');
-SELECT is(pg_temp.got('pecan', NULL, ARRAY[(SELECT ben FROM keys)], NULL, '2026-02-05 00:00+00', 5, 0, 0, 50),
+SELECT is(pg_temp.got('pecan', NULL, ARRAY[(SELECT ben FROM keys)], NULL, '2026-02-05 00:00+00', 5, 'probe'),
           pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)], NULL, '2026-02-05 00:00+00', 5),
           'probe: author and time filters');
 
 -- probe too short, then the fallback
-SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 30, 0, 0, 1),
-          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 30),
-          'probe too short for the listed conversations: the fallback returns the newest 30');
-SELECT is(pg_temp.got('pecan', NULL, NULL, NULL, NULL, 30, 0, 0, 1),
-          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 30),
-          'probe too short for the agent''s conversations: the fallback returns the newest 30');
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300, 'probe'),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300),
+          'probe finds too few (count above the matches) for listed conversations: the fallback returns them all');
+SELECT is(pg_temp.got('pecan', NULL, NULL, NULL, NULL, 300, 'probe'),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300),
+          'probe finds too few for the agent''s conversations: the fallback returns them all');
 SELECT is(current_setting('enable_indexscan'), 'on', 'the fallback restores enable_indexscan');
 
-SELECT is(pg_temp.got('walnut', '{}', NULL, NULL, NULL, 10, 0, 100, 50), '{}',
+SELECT is(pg_temp.got('walnut', '{}', NULL, NULL, NULL, 10, 'walk'), '{}',
           'no conversations: nothing');
+
+-- unforced: whatever the estimates choose, the same rows
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, NULL),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
+          'chosen by estimate, listed conversations: the newest 25');
+SELECT is(pg_temp.got('hazel', NULL, NULL, NULL, NULL, 25, NULL),
+          pg_temp.expected('hazel', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
+          'chosen by estimate, all the agent''s conversations: the newest 25');
 
 SELECT * FROM finish();
 ROLLBACK;
