@@ -30,7 +30,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from hypothesis import event, example, given, note, settings
+from hypothesis import event as _event, example, given, note as _note, settings
+from hypothesis.control import currently_in_test_context
 from psycopg import sql
 
 from tests.model import delivery, search as msearch
@@ -38,6 +39,16 @@ from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Del
                              RemoveMember, Reply, Revoke, Search, apply, at)
 from tests.model.scenarios import Scenario, budget_scenarios, scenarios
 from tests.model.world import World
+
+def event(what: str) -> None:
+    if currently_in_test_context():  # the hand-written scenarios run outside @given
+        _event(what)
+
+
+def note(what: str) -> None:
+    if currently_in_test_context():
+        _note(what)
+
 
 EXACT_WEIGHTS = dict(text_weight=0, coverage_weight=1, actor_weight=10, conversation_weight=100,
                      participation_weight=1000, recency_weight=0)
@@ -253,7 +264,10 @@ def side(pg_server, template_db):
 WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Link, Revoke, End)
 
 
-def run_scenario(side: SqlSide, scenario: Scenario) -> None:
+def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:
+    """Apply the scenario to both sides, comparing as it goes. Returns what the model
+    said at each search (hit ids), check (rows) and reply (None or SQLSTATE), by step."""
+    said: dict[int, Any] = {}
     side.reset()
     weights = side.weights(scenario.weights)
     lexicon = side.lexicon
@@ -269,6 +283,7 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> None:
                 with pytest.raises(msearch.SearchError) as expected:
                     msearch.search(world, run, lexicon, **kwargs)
                 assert expected.value.sqlstate == got, (step, op)
+                said[step] = got
                 continue
             result, audit = got
             sql_hits = result["hits"] or []
@@ -278,6 +293,7 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> None:
                 outcome = msearch.search(world, run, lexicon, rank_order=[h["message_id"] for h in sql_hits],
                                          **kwargs)
                 assert outcome.exclusions["budget"] == 0, "default weights: keep worlds under the budget"
+            said[step] = [h.shown.message_id for h in outcome.hits]
             note(f"step {step}: {op}\n  model hits {[h.shown.message_id for h in outcome.hits]} "
                  f"eligible {outcome.eligible_ids}\n  sql hits {[h['message_id'] for h in sql_hits]}")
             assert [_hit_sql(h) for h in sql_hits] == [_hit_model(h) for h in outcome.hits], (step, op)
@@ -320,6 +336,7 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> None:
             except delivery.DeliveryError as e:
                 want = e.sqlstate
             assert got == want, (step, op)
+            said[step] = want
             for reason in sorted({r for _, r in want} if isinstance(want, list) else {want}):
                 event(f"check_delivery: {reason}")
         elif isinstance(op, Reply):
@@ -331,6 +348,7 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> None:
                 want = "HS005" if delivery.check_delivery(world, run) else None
             assert got == want, (step, op, delivery.check_delivery(world, run) if not run.ended else None)
             event(f"reply: {want or 'delivered'}")
+            said[step] = want
             if want is None:
                 apply(world, op)
         elif isinstance(op, Begin):
@@ -346,6 +364,7 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> None:
                 for b in batch:
                     apply(world, b)
                 batch = []
+    return said
 
 
 # --- the tests ---------------------------------------------------------------
@@ -392,3 +411,73 @@ def test_search_matches_model(side, scenario):
 @given(scenario=budget_scenarios())
 def test_budget_matches_model(side, scenario):
     run_scenario(side, scenario)
+
+
+# --- hand-written scenarios: what random worlds reach rarely, with the expected
+# answers worked out by hand from the spec (so the model is checked too) ---------
+
+# SPEC §2: linking widens a direct conversation, never a group. p0 (the audience)
+# is linked to p1, who holds a direct conversation c0 and a group c1 with the agent.
+DIRECT_LINKS = Scenario("default", (
+    Account("p0", "person"), Account("p1", "person"), Account("a0", "agent"),
+    Conversation("c0", "direct"), Conversation("c1", "group"), Conversation("c2", "group"),
+    AddMember("c0", "a0", 0), AddMember("c0", "p1", 0),
+    AddMember("c1", "a0", 0), AddMember("c1", "p1", 0),
+    AddMember("c2", "a0", 0), AddMember("c2", "p0", 0),
+    Post("m00", "c0", "p1", "river", 10), Post("m01", "c1", "p1", "river", 10),
+    Post("m02", "c2", "p0", "zebra", 20),
+    Link("k0", "p0", "p1", 5),
+    Begin("r0", "a0", "c2", "p0", "m02"),                    # default audience: p0
+    Search("r0", "river"),                                   # step 17: m00 only
+    Search("r0", "river", "requester"),                      # step 18: p1 is linked to the requester: m00
+    Revoke("k0", 30),
+    Check("r0"),                                             # step 20: m00 relied on k0
+    Search("r0", "river"),                                   # step 21: nothing now
+    Reply("r0", "r0reply", "reply", 40),                     # step 22: blocked
+    End("r0"),
+    Search("r0", "river"),                                   # step 24: ended run
+))
+
+
+# SPEC §5: a default audience is recomputed at delivery. p1 left the destination
+# before the run began and rejoins after the search: the evidence must be readable
+# by p1 too, and m04's source m03 (in c1, which p1 never joined) is not.
+DELIVERY_RECHECK = Scenario("exact", (
+    Account("p0", "person"), Account("p1", "person"), Account("a0", "agent"),
+    Conversation("c0", "group"), Conversation("c1", "group"),
+    AddMember("c0", "a0", 0), AddMember("c0", "p0", 0), AddMember("c0", "p1", 0), RemoveMember("c0", "p1", 20),
+    AddMember("c1", "a0", 0), AddMember("c1", "p0", 0),
+    Post("m03", "c1", "p0", "stone", 5),
+    Post("m04", "c0", "a0", "river", 12, ("m03",)),
+    Post("m05", "c0", "p0", "river lamp", 25),
+    Post("m06", "c0", "p0", "zebra", 50),
+    Begin("r0", "a0", "c0", "p0", "m06"),                    # default audience: p0
+    Search("r0", "river"),                                   # step 16: m05 (the requester's), m04; each the other's neighbour
+    Check("r0"),                                             # step 17: clean
+    AddMember("c0", "p1", 30),
+    Check("r0"),                                             # step 19: m04 lineage (p1 not in c1 at 5); m05 audience
+    Reply("r0", "r0reply", "reply", 60),                     # step 20: blocked
+    Delete("m04", 61),
+    Check("r0"),                                             # step 22: m04 deleted first
+))
+
+
+@pytest.mark.parametrize("scenario", [LINEAGE_LEAK, DIRECT_LINKS, DELIVERY_RECHECK],
+                         ids=["lineage_leak", "direct_links", "delivery_recheck"])
+def test_hand_scenarios_match_model(side, scenario):
+    said = run_scenario(side, scenario)
+    if scenario is LINEAGE_LEAK:
+        assert said[19] == [] and said[20] == []
+    elif scenario is DIRECT_LINKS:
+        assert said[17] == ["m00"]
+        assert said[18] == ["m00"]
+        assert said[20] == [("m00", "proof_revoked")]
+        assert said[21] == []
+        assert said[22] == "HS005"
+        assert said[24] == "HS002"
+    else:
+        assert said[16] == ["m05", "m04"]
+        assert said[17] == []
+        assert said[19] == [("m04", "lineage"), ("m05", "audience")]
+        assert said[20] == "HS005"
+        assert said[22] == [("m04", "deleted"), ("m05", "audience")]

@@ -224,8 +224,8 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
     g.search(first)
     g.search(first)
     for _ in range(draw(st.integers(0, max_steps))):
-        choice = draw(st.sampled_from(["search", "search", "search", "begin", "check", "reply", "end",
-                                       "post", "edit", "delete", "link", "revoke", "join", "leave"]))
+        choice = draw(st.sampled_from(["search", "search", "search", "begin", "check", "check", "reply", "end",
+                                       "post", "edit", "delete", "link", "revoke", "join", "join", "leave"]))
         if choice == "search" and (g.open_runs or g.closed_runs):
             pool = g.open_runs if g.open_runs and draw(st.integers(0, 7)) else g.open_runs + g.closed_runs
             g.search(draw(st.sampled_from(pool)))
