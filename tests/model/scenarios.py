@@ -194,9 +194,9 @@ class _Gen:
             before = draw(minutes)
             if after is not None and after > before:
                 after, before = before, after
-        speaker = draw(st.sampled_from(["anyone", "anyone", "requester", "you", None]))
+        speaker = draw(st.sampled_from(["anyone", "anyone", "requester", "you", None] * 6 + ["nobody"]))  # HS001
         if limit is None:
-            limit = draw(st.sampled_from([8, 8, None, 1, 2, 3, 25]))
+            limit = draw(st.sampled_from([8, 8, None, 1, 2, 3, 25] * 3 + [0]))  # 0: HS001
         self.emit(Search(run, draw(queries()), speaker, after, before, limit))
 
 
