@@ -10,4 +10,7 @@ from hypothesis import HealthCheck, settings
 # so a run can be repeated; locally examples vary from run to run.
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True, print_blob=True)
+# The differential suite (tests/test_differential.py) at depth: thousands of random worlds.
+# Select with --hypothesis-profile=deep (the hypothesis pytest plugin's flag).
+settings.register_profile("deep", parent=settings.get_profile("default"), max_examples=1000)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "default"))

@@ -13,5 +13,7 @@ Modules:
 ``search``       §3: terms, filters, exclusion counts, neighbours, budget admission
 ``delivery``     §5 and the decisions: proofs relied on, check_delivery's reasons
 ``scenarios``    hypothesis strategies producing valid scenarios
-``profiles``     hypothesis profiles ("deep")
+
+The hypothesis profiles ("ci", "deep") live in tests/conftest.py; docs/testing.md
+says how to run them and what the model does not cover.
 """

@@ -3,8 +3,6 @@ run's evidence before the agent's reply goes out."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from . import eligibility
 from .world import Message, Run, World
 

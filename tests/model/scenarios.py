@@ -8,7 +8,7 @@ can be pasted into an ``@example``.
 ``scenarios()``        small random worlds (a few conversations, tens of messages),
                        runs, searches, delivery checks, replies, and world changes
                        between them (deletes, edits, leaves, joins, links, revocations)
-``budget_scenarios()`` a world of 400-560 matching messages and a run that searches
+``budget_scenarios()`` a world of 440-560 matching messages and a run that searches
                        until its 400-message budget runs out
 """
 
@@ -25,6 +25,7 @@ from .world import World
 VOCAB = ("river", "stone", "lamp", "cloud", "apple", "tiger")  # distinct lexemes under 'english'
 OTHER = ("zebra", "the", "and", "of", "x")  # a word nobody writes, stop words, a one-letter word
 OPERATORS = ("&", "|", "!", "'", "<->", ":*", "(", ")", "\\", "-")
+INFLECTED = ("rivers", "Stones", "LAMP", "clouds")  # the same lexemes as river, stone, lamp, cloud
 
 
 class Scenario(NamedTuple):
@@ -44,10 +45,19 @@ def bodies(draw):
 
 @st.composite
 def queries(draw):
-    kind = draw(st.sampled_from(["words"] * 5 + ["operators", "operators", "nothing"]))
+    kind = draw(st.sampled_from(["words"] * 5 + ["operators", "operators", "nothing", "long"]))
     if kind == "nothing":
         return draw(st.sampled_from(["", "   ", "the and", "& | !", "''"]))
-    words = draw(st.lists(st.sampled_from(VOCAB + OTHER[:1]), min_size=1, max_size=4))
+    words = draw(st.lists(st.sampled_from(VOCAB + OTHER[:1] + INFLECTED), min_size=1, max_size=4))
+    if kind == "long":
+        # past the limits of decisions.md: only the first 32 distinct terms, the first 4000 characters count
+        filler = draw(st.sampled_from(["terms", "chars"]))
+        head = draw(st.lists(st.sampled_from(VOCAB), max_size=2))
+        if filler == "terms":
+            pad = [f"w{i}" for i in range(draw(st.integers(28, 34)))]
+        else:
+            pad = ["zebra"] * draw(st.integers(660, 670))  # 6 characters each: the 4000th falls among them
+        return " ".join(head + pad + words)
     if kind == "operators":
         out = []
         for w in words:
@@ -184,9 +194,9 @@ class _Gen:
             before = draw(minutes)
             if after is not None and after > before:
                 after, before = before, after
-        speaker = draw(st.sampled_from(["anyone", "anyone", "requester", "you", None]))
+        speaker = draw(st.sampled_from(["anyone", "anyone", "requester", "you", None] * 6 + ["nobody"]))  # HS001
         if limit is None:
-            limit = draw(st.sampled_from([8, 8, None, 1, 2, 3, 25]))
+            limit = draw(st.sampled_from([8, 8, None, 1, 2, 3, 25] * 3 + [0]))  # 0: HS001
         self.emit(Search(run, draw(queries()), speaker, after, before, limit))
 
 
@@ -214,8 +224,8 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
     g.search(first)
     g.search(first)
     for _ in range(draw(st.integers(0, max_steps))):
-        choice = draw(st.sampled_from(["search", "search", "search", "begin", "check", "reply", "end",
-                                       "post", "edit", "delete", "link", "revoke", "join", "leave"]))
+        choice = draw(st.sampled_from(["search", "search", "search", "begin", "check", "check", "reply", "end",
+                                       "post", "edit", "delete", "link", "revoke", "join", "join", "leave"]))
         if choice == "search" and (g.open_runs or g.closed_runs):
             pool = g.open_runs if g.open_runs and draw(st.integers(0, 7)) else g.open_runs + g.closed_runs
             g.search(draw(st.sampled_from(pool)))
@@ -264,25 +274,29 @@ def budget_scenarios(draw) -> Scenario:
     g.emit(Conversation("c0", "group"))
     g.emit(Conversation("c1", "channel"))
     g.emit(Conversation("c2", "direct"))
-    g.join("c0", "a0", 0)
-    g.join("c1", "a0", 0)
-    g.memberships("c0", ["p0", "p1", "p2"])
-    g.memberships("c1", ["p0", "p1"])
-    g.memberships("c2", ["a0", "p0"])
+    for conv in ("c0", "c1", "c2"):
+        g.join(conv, "a0", 0)
+        g.join(conv, "p0", 0)
+    g.memberships("c0", ["p1", "p2"])
+    g.memberships("c1", ["p1"])
     if draw(st.booleans()):
         g.link()
-    n = draw(st.integers(400, 560))
+    n = draw(st.integers(440, 560))
     convs = draw(st.lists(st.sampled_from(["c0", "c1", "c2"]), min_size=3, max_size=3))
     for i in range(n):
-        words = (VOCAB[i % len(VOCAB)], VOCAB[(i * 7 + 1) % len(VOCAB)])
+        words = (VOCAB[i % len(VOCAB)], VOCAB[(i * 7 + 1) % len(VOCAB)], VOCAB[(i * 5 + 2) % len(VOCAB)])
         g.post(body=" ".join(dict.fromkeys(words)), sent_at=(i * 37) % 600, conv=convs[i % 3],
                author=g.persons[i % 3] if i % 5 else "a0", sources=(f"m{i - 3:02d}",) if i % 41 == 40 else ())
-    run = g.begin()
-    for _ in range(draw(st.integers(8, 14))):
-        words = draw(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=4, unique=True))
-        start = draw(st.integers(0, 18)) * 30
-        g.emit(Search(run, " ".join(words), draw(st.sampled_from(["anyone", "anyone", "anyone", "requester"])),
-                      start, start + draw(st.sampled_from([30, 60, 120])), 20))
+    run = "r0"
+    g.emit(Begin(run, "a0", draw(st.sampled_from(["c0", "c1", "c2"])), draw(st.sampled_from(g.persons)), "m00",
+                 tuple(draw(st.lists(st.sampled_from(g.message_ids), max_size=5, unique=True))),
+                 draw(st.sampled_from([(), ("p0",), (), ("p0",), ("p0", "p1"), None]))))
+    offset = draw(st.integers(0, 19))
+    for i in range(draw(st.integers(20, 30))):
+        words = draw(st.lists(st.sampled_from(VOCAB), min_size=3, max_size=5, unique=True))
+        start = ((offset + i) % 20) * 30  # windows walking through the whole history
+        g.emit(Search(run, " ".join(words), draw(st.sampled_from(["anyone"] * 5 + ["requester"])),
+                      start, start + draw(st.sampled_from([30, 30, 60, 600])), 20))
         if draw(st.integers(0, 4)) == 0:
             g.emit(Delete(draw(st.sampled_from(g.live_messages())), 0))
     g.emit(Check(run))

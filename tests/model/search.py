@@ -102,9 +102,12 @@ class Outcome:
 
 
 class SearchError(Exception):
-    def __init__(self, sqlstate: str):
-        super().__init__(sqlstate)
-        self.sqlstate = sqlstate
+    """The call fails. ``sqlstates``: every error that applies (the spec does not
+    say which of several wins, e.g. a bad limit on an ended run)."""
+
+    def __init__(self, sqlstates: set[str]):
+        super().__init__(sorted(sqlstates))
+        self.sqlstates = sqlstates
 
 
 def speaker_role(world: World, run: Run, author_id: str) -> str:
@@ -177,19 +180,17 @@ def search(world: World, run: Run, lexicon: Lexicon, query, speaker="anyone", af
     eligible ids in the order the SQL returned them; only sound when nothing is
     withheld for budget), or the exact-weights key by default.
     """
+    errors = set()
     if run.ended:
-        raise SearchError("HS002")
-    if query is None:
-        raise SearchError("HS001")
+        errors.add("HS002")
     speaker = "anyone" if speaker is None else speaker
-    if speaker not in ("anyone", "requester", "you"):
-        raise SearchError("HS001")
     limit = DEFAULT_LIMIT if limit is None else limit
-    if limit < 1:
-        raise SearchError("HS001")
+    if query is None or speaker not in ("anyone", "requester", "you") or limit < 1 \
+            or (after is not None and before is not None and after > before):
+        errors.add("HS001")
+    if errors:
+        raise SearchError(errors)
     limit = min(limit, MAX_LIMIT)
-    if after is not None and before is not None and after > before:
-        raise SearchError("HS001")
 
     terms = lexicon.query_terms(query)
     exclusions = {rule: 0 for rule in RULES}
