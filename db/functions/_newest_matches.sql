@@ -6,19 +6,20 @@
 -- No single plan is bounded for every query, so the strategy is chosen from
 -- the planner's estimates of how many messages match (M) and, for a list of
 -- conversations, how many messages the list holds (S):
---  * text, when M <= 20 * p_count: the text index, then sort (at most M rows
---    read), with ordered index scans off: a LIMIT over an ordered scan
---    filtered by text and conversation is what the planner picks when it
---    misjudges their correlation, and then it reads most of the table;
---  * walk, for a list of at most 1000 conversations holding fewer messages
---    than match (S < M): each conversation's (conversation, sent_at) index
---    newest first, stopping at p_count matches, merged; at most S rows read
---    (bitmap scans off: they would read a whole conversation to sort it);
---  * probe, otherwise (many matches in many conversations, or in all of an
---    agent's when p_conversations is null): matches are then dense among the
---    newest messages, so read the newest rows of the whole projection in
---    order, at most min(50 * p_count, 50 000); if they hold p_count matches
---    those are the newest p_count (the scan is in order); else text.
+--  * text, when M <= 20 * p_count, or for a list when it reads less than a
+--    walk: the text index (with the list's index, ANDed), then sort, with
+--    ordered index scans off: a LIMIT over an ordered scan filtered by text
+--    and conversation is what the planner picks when it misjudges their
+--    correlation, and then it reads most of the table;
+--  * walk, for a list of at most 1000 conversations: each conversation's
+--    (conversation, sent_at) index newest first, stopping at p_count matches,
+--    merged; it reads about p_count / (M / all rows) rows, at most S (bitmap
+--    scans off: they would read a whole conversation to sort it);
+--  * probe, for more conversations (or all of an agent's, p_conversations
+--    null) when M > 20 * p_count: matches are then dense among the newest
+--    messages, so read the newest rows of the whole projection in order, at
+--    most min(50 * p_count, 50 000); if they hold p_count matches those are
+--    the newest p_count (the scan is in order); else text.
 -- p_strategy forces one ('walk', 'probe', 'text') for the tests.
 -- Called by search_history under plan_cache_mode = force_custom_plan.
 CREATE OR REPLACE FUNCTION history._newest_matches(
@@ -33,6 +34,7 @@ DECLARE
     v_plan       json;
     v_matches    float8;
     v_set_rows   float8;
+    v_total      float8;
     v_probe      history.message_search_documents[];
     v_indexscan  text := pg_catalog.current_setting('enable_indexscan');
     v_bitmapscan text := pg_catalog.current_setting('enable_bitmapscan');
@@ -41,13 +43,20 @@ BEGIN
         EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.document @@ $1'
            INTO v_plan USING p_query;
         v_matches := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+        SELECT c.reltuples INTO v_total FROM pg_catalog.pg_class c
+         WHERE c.oid = 'history.message_search_documents'::pg_catalog.regclass;
         IF v_matches <= 20 * p_count THEN
             v_strategy := 'text';
         ELSIF pg_catalog.cardinality(p_conversations) <= 1000 THEN
             EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)'
                INTO v_plan USING p_conversations;
             v_set_rows := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
-            v_strategy := CASE WHEN v_set_rows < v_matches THEN 'walk' ELSE 'probe' END;
+            -- rows a walk reads: about p_count / density of matches, at most
+            -- the conversations' rows; the text index reads M index entries
+            -- and the conversations' S, and fetches their intersection
+            v_strategy := CASE WHEN least(v_set_rows, p_count * greatest(v_total, 1) / v_matches)
+                                    + 10 * pg_catalog.cardinality(p_conversations) < v_matches + v_set_rows
+                               THEN 'walk' ELSE 'text' END;
         ELSE
             v_strategy := 'probe';
         END IF;

@@ -25,6 +25,8 @@ SET plan_cache_mode = auto
 AS $function$
 DECLARE
     c_budget     CONSTANT integer := 400;
+    -- Agents in more conversations than this are tested by membership lookups.
+    c_listed_conversations CONSTANT integer := 5000;
     v_speaker    text := coalesce(p_speaker, 'anyone');
     v_limit      integer := coalesce(p_limit, 8);
     v_run        history.runs;
@@ -34,8 +36,6 @@ DECLARE
     v_requester_accounts bigint[];
     v_context    bigint[];
     v_audience   bigint[];
-    -- Agents in more conversations than this are tested by membership lookups.
-    c_listed_conversations CONSTANT integer := 5000;
     v_agent_convs       bigint[];
     v_audience_convs    bigint[] := '{}';
     v_audience_visible  tstzmultirange[] := '{}';
@@ -139,8 +139,9 @@ BEGIN
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
 
-    -- 5. Matches, in two bounded passes (docs/decisions.md, "Candidates").
-    --    The first takes the newest max_counted_candidates matches in the agent's
+    -- 5. Matches, in two bounded passes (docs/decisions.md, "A search examines
+    --    a bounded number of candidates"; _newest_matches finds them). The
+    --    first takes the newest max_counted_candidates matches in the agent's
     --    conversations and counts the first of the rules speaker, time,
     --    perspective, audience that removes each. The second takes the newest
     --    max_candidates matches passing the speaker and time filters in the

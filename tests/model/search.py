@@ -8,6 +8,9 @@ run and the arguments:
   agent has ever been a member of (docs/decisions.md, "Candidates");
 * each candidate's first failed rule in the audit's order: speaker, time,
   perspective, audience, lineage, alive, in context; the rest are eligible;
+  the first four are counted over the newest MAX_COUNTED candidates only
+  (newest by sent_at, then message id); the ranking cap MAX_CANDIDATES is
+  above any world the scenarios build, and the model refuses to guess past it;
 * the top ``limit`` eligible candidates in rank order (the order comes from a
   ``rank_key`` the caller supplies: ranking is compared separately);
 * two eligible neighbours before and after each, nearest first, in
@@ -35,6 +38,12 @@ from .world import BUDGET, Message, Run, World
 RULES = ("speaker", "time", "perspective", "audience", "lineage", "alive", "in_context", "budget")
 MAX_LIMIT = 20
 DEFAULT_LIMIT = 8
+# docs/decisions.md, "A search examines a bounded number of candidates": the
+# exclusion counts of speaker, time, perspective and audience cover the newest
+# MAX_COUNTED candidates; ranking (and the lineage and in-context counts)
+# covers the newest MAX_CANDIDATES that pass speaker, time and the windows.
+MAX_COUNTED = 500
+MAX_CANDIDATES = 2000
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 32
 
@@ -196,17 +205,23 @@ def search(world: World, run: Run, lexicon: Lexicon, query, speaker="anyone", af
     exclusions = {rule: 0 for rule in RULES}
     eligible: list[Message] = []
     if terms:
-        for m in world.messages.values():
-            if not m.alive or not world.ever_member(run.agent_id, m.conversation_id):
-                continue
-            if not set(terms) & set(lexicon.lexemes(m.body)):
-                continue
+        candidates = sorted(
+            (m for m in world.messages.values()
+             if m.alive and world.ever_member(run.agent_id, m.conversation_id)
+             and set(terms) & set(lexicon.lexemes(m.body))),
+            key=lambda m: (m.sent_at, m.message_id), reverse=True)
+        for position, m in enumerate(candidates):
             rule = first_filter_failed(world, run, m, speaker, after, before) \
                 or eligibility.first_failed_rule(world, run, m)
-            if rule is None:
+            if rule in ("speaker", "time", "perspective", "audience"):
+                if position < MAX_COUNTED:
+                    exclusions[rule] += 1
+            elif rule is None:
                 eligible.append(m)
             else:
                 exclusions[rule] += 1
+        if len(eligible) + exclusions["lineage"] + exclusions["alive"] + exclusions["in_context"] > MAX_CANDIDATES:
+            raise NotImplementedError("a world beyond the ranking cap: the model does not decide which conversations it covers")
 
     if rank_order is not None:
         position = {mid: i for i, mid in enumerate(rank_order)}
