@@ -7,10 +7,10 @@
 -- the planner's estimates of how many messages match (M) and, for a list of
 -- conversations, how many messages the list holds (S):
 --  * text, when M <= 20 * p_count, or for a list when it reads less than a
---    walk: the text index (with the list's index, ANDed), then sort, with
---    ordered index scans off: a LIMIT over an ordered scan filtered by text
---    and conversation is what the planner picks when it misjudges their
---    correlation, and then it reads most of the table;
+--    walk: the text index (with the list's index, ANDed), then sort; when M
+--    is large, with ordered index scans off: a LIMIT over an ordered scan
+--    filtered by text and conversation is what the planner picks when it
+--    misjudges their correlation, and then it reads most of the table;
 --  * walk, for a list of at most 1000 conversations: each conversation's
 --    (conversation, sent_at) index newest first, stopping at p_count matches,
 --    merged; it reads about p_count / (M / all rows) rows, at most S (bitmap
@@ -98,7 +98,11 @@ BEGIN
         END IF;
     END IF;
 
-    PERFORM pg_catalog.set_config('enable_indexscan', 'off', true);
+    -- Many matches (a failed probe, or a list the text index reads faster): an
+    -- ordered scan would be the planner's misjudged plan. With few, leave it be.
+    IF v_strategy = 'probe' OR v_matches > 20 * p_count THEN
+        PERFORM pg_catalog.set_config('enable_indexscan', 'off', true);
+    END IF;
     RETURN QUERY
         SELECT d.* FROM history.message_search_documents d
          WHERE d.document @@ p_query
