@@ -46,29 +46,7 @@ RUN_REUSE = 8
 
 _F_SQL = "SELECT * FROM history.search_history(%(run)s, %(q)s)"
 
-# A run's windows, computed once per context before timing (a search system
-# holds the caller's permission set before it runs the text query; Synapse
-# passes the user's room list, for instance): the audience's windows and the
-# eligible windows (the agent's membership windows cut to the audience's).
-WINDOWS_SQL = """
-WITH r AS MATERIALIZED (SELECT agent_key, audience_keys FROM history.runs WHERE run_token = %(run)s),
-au AS MATERIALIZED (
-    SELECT w.conversation_key, w.visible FROM r, history._audience_windows(r.audience_keys, NULL) w),
-aw AS MATERIALIZED (
-    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
-      FROM r JOIN history.memberships m ON m.account_key = r.agent_key
-     GROUP BY m.conversation_key),
-ew AS (
-    SELECT aw.conversation_key, CASE WHEN cardinality(r.audience_keys) = 0 THEN aw.visible
-                                     ELSE aw.visible * au.visible END AS visible
-      FROM r CROSS JOIN aw LEFT JOIN au ON au.conversation_key = aw.conversation_key
-     WHERE cardinality(r.audience_keys) = 0 OR NOT isempty(aw.visible * au.visible))
-SELECT (SELECT coalesce(array_agg(conversation_key), '{}') FROM au),
-       (SELECT coalesce(array_agg(visible::text), '{}') FROM au),
-       (SELECT coalesce(array_agg(conversation_key), '{}') FROM ew),
-       (SELECT coalesce(array_agg(visible::text), '{}') FROM ew)
-"""
-
+# The run's parameters, shared by B1, P1 and P2.
 _RUN_CTES = """
 r AS MATERIALIZED (
     SELECT run_key, agent_key, conversation_key, requester_key, audience_keys,
@@ -96,6 +74,17 @@ ew AS MATERIALIZED (
       FROM history.memberships m
      WHERE m.account_key = (SELECT agent_key FROM r) AND (SELECT cardinality(audience_keys) FROM r) = 0
      GROUP BY m.conversation_key)
+"""
+
+# The same windows, computed once per context before timing and handed to P1
+# (a search system holds the caller's permission set before it runs the text
+# query; Synapse passes the user's room list, for instance).
+WINDOWS_SQL = f"""
+WITH {_INLINE_CTES}
+SELECT (SELECT coalesce(array_agg(conversation_key), '{{}}') FROM au),
+       (SELECT coalesce(array_agg(visible::text), '{{}}') FROM au),
+       (SELECT coalesce(array_agg(conversation_key), '{{}}') FROM ew),
+       (SELECT coalesce(array_agg(visible::text), '{{}}') FROM ew)
 """
 
 # P1 is handed the windows, as Synapse is handed the user's room list.
