@@ -132,10 +132,7 @@ BEGIN
         SELECT coalesce(array_agg(u.conversation_key), '{}'), coalesce(array_agg(a.visible * u.visible), '{}')
           INTO v_eligible_convs, v_eligible_visible
           FROM unnest(v_audience_convs, v_audience_visible) u(conversation_key, visible)
-          CROSS JOIN LATERAL (
-              SELECT range_agg(tstzrange(m.since, m.until, '[)')) AS visible
-                FROM history.memberships m
-               WHERE m.account_key = v_run.agent_key AND m.conversation_key = u.conversation_key) a
+          JOIN history._member_windows(v_run.agent_key, v_audience_convs) a ON a.conversation_key = u.conversation_key
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
 
@@ -155,10 +152,7 @@ BEGIN
               FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs, NULL, NULL, NULL,
                                            v_settings.max_counted_candidates + 1) n
         ), agent_windows AS (
-            SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
-              FROM history.memberships m
-             WHERE m.account_key = v_run.agent_key AND m.conversation_key IN (SELECT conversation_key FROM newest)
-             GROUP BY m.conversation_key
+            SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
         )
         SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
                (SELECT count(*) FROM newest) > v_settings.max_counted_candidates
@@ -192,11 +186,8 @@ BEGIN
             SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
              WHERE cardinality(v_audience) > 0
             UNION ALL
-            SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)'))
-              FROM history.memberships m
+            SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
              WHERE cardinality(v_audience) = 0
-               AND m.account_key = v_run.agent_key AND m.conversation_key IN (SELECT conversation_key FROM newest)
-             GROUP BY m.conversation_key
         ), candidates AS MATERIALIZED (
             SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
                    CASE
