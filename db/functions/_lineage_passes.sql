@@ -6,16 +6,14 @@ RETURNS boolean
 LANGUAGE sql
 STABLE
 AS $function$
-    SELECT pg_catalog.cardinality(p_audience) = 0 OR NOT EXISTS (
-        SELECT 1
-          FROM history.message_lineage l
-          LEFT JOIN history._audience_windows(
-                    p_audience,
-                    ARRAY(SELECT DISTINCT l2.ancestor_conversation_key
-                            FROM history.message_lineage l2 WHERE l2.message_key = p_message)) w
-                 ON w.conversation_key = l.ancestor_conversation_key
-         WHERE l.message_key = p_message
-           AND NOT coalesce(l.ancestor_sent_at OPERATOR(pg_catalog.<@) w.visible, false))
+    -- the rule itself is _lineage_blocked's; this computes the windows it needs
+    SELECT NOT history._lineage_blocked(p_message, w.conversations, w.windows, p_audience)
+      FROM (SELECT coalesce(pg_catalog.array_agg(a.conversation_key), '{}') AS conversations,
+                   coalesce(pg_catalog.array_agg(a.visible), '{}') AS windows
+              FROM history._audience_windows(
+                       p_audience,
+                       ARRAY(SELECT DISTINCT l.ancestor_conversation_key
+                               FROM history.message_lineage l WHERE l.message_key = p_message)) a) w
 $function$;
 
 COMMENT ON FUNCTION history._lineage_passes(bigint, bigint[]) IS
