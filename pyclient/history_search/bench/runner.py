@@ -96,9 +96,9 @@ ew AS (SELECT * FROM unnest(%(ew_convs)s::bigint[], %(ew_vis)s::tstzmultirange[]
 # Inside the eligible windows, lineage readable by the audience, not in context.
 _ELIGIBLE_WHERE = """
        d.sent_at <@ ew.visible
-   AND (NOT d.has_lineage OR cardinality(r.audience_keys) = 0 OR NOT EXISTS (
-        SELECT 1 FROM history.message_lineage l LEFT JOIN au w ON w.conversation_key = l.ancestor_conversation_key
-         WHERE l.message_key = d.message_key AND NOT coalesce(l.ancestor_sent_at <@ w.visible, false)))
+   AND NOT (d.has_lineage AND history._lineage_blocked(
+        d.message_key, (SELECT array_agg(conversation_key) FROM au), (SELECT array_agg(visible) FROM au),
+        r.audience_keys))
    AND d.message_key <> ALL (r.context)
 """
 
