@@ -33,7 +33,7 @@ AS $function$
                                        FROM (SELECT 1 FROM history.memberships m
                                               WHERE m.account_key = aud.account_key LIMIT 256) y) x) r
          WHERE r.rank = 1 OR (r.rank = 2 AND r.n < 256)
-    ), candidates AS MATERIALIZED (  -- conversations both pivots read
+    ), candidates AS MATERIALIZED (  -- conversations every pivot reads
         SELECT m.conversation_key
           FROM pivots
           JOIN readers r ON r.account_key = pivots.account_key

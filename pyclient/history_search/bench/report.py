@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-CLASSES = ["selective", "or3", "or5_frequent", "adversarial"]
-
-
 def _ms(x) -> str:
     return "–" if x is None else f"{x:.1f}"
 
@@ -15,6 +12,7 @@ def _x(x) -> str:
 
 def render(results: dict) -> str:
     cells = results["cells"]
+    classes = list(cells[0]["classes"])  # the query classes, in the runner's order
     levels = sorted({c["concurrency"] for c in cells})
     out = [f"### {results['corpus']['messages']:,} messages, seed {results['seed']}", ""]
     load = results.get("bulk_load") or {}
@@ -29,10 +27,10 @@ def render(results: dict) -> str:
                    f"| {_ms(m['p99_ms'])} | {_ms(m['max_ms'])} | {m['throughput_qps']} |")
     for level in levels:
         out += ["", f"Per class, concurrency {level} (p50 / p99 ms):", "",
-                "| shape | " + " | ".join(CLASSES) + " |", "|---|" + "---|" * len(CLASSES)]
+                "| shape | " + " | ".join(classes) + " |", "|---|" + "---|" * len(classes)]
         for c in (c for c in cells if c["concurrency"] == level):
             out.append(f"| {c['shape']} | " + " | ".join(
-                f"{_ms(c['classes'][k]['p50_ms'])} / {_ms(c['classes'][k]['p99_ms'])}" for k in CLASSES) + " |")
+                f"{_ms(c['classes'][k]['p50_ms'])} / {_ms(c['classes'][k]['p99_ms'])}" for k in classes) + " |")
     f1 = next((c for c in cells if c["shape"] == "F" and c["concurrency"] == 1), None)
     if f1 and f1.get("visible_sets"):
         out += ["", "F per visible set, concurrency 1 (p50 / p99 ms):", "",
