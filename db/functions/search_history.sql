@@ -20,6 +20,9 @@ SET client_min_messages = warning
 SET jit = off
 -- The body has backslash literals: they must not change meaning with the caller's setting.
 SET standard_conforming_strings = on
+-- A term in ~1% of 10M messages needs a ~5 MB bitmap: at the default 4MB it
+-- goes lossy and every row of its pages is rechecked (docs/benchmarks.md).
+SET work_mem = '32MB'
 -- Steps 4 and 5 switch to custom plans, the rest to generic ones (see there).
 SET plan_cache_mode = auto
 AS $function$
@@ -251,8 +254,12 @@ BEGIN
                    SELECT d.message_key, d.sent_at, d.message_id
                      FROM history.message_search_documents d
                     WHERE d.conversation_key = h.conversation_key
-                      AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
-                      AND (d.sent_at, d.message_id) < (h.sent_at, h.message_id COLLATE "C")
+                      AND d.sent_at >= lower(w)
+                      -- before the hit and before the window's end, as one
+                      -- bound the index scan starts from ('' sorts first)
+                      AND (d.sent_at, d.message_id)
+                          < (least(h.sent_at, upper(w)),
+                             CASE WHEN upper(w) <= h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
                       AND d.message_key <> ALL (v_context)
                       AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
                     ORDER BY d.sent_at DESC, d.message_id DESC
@@ -268,8 +275,12 @@ BEGIN
                    SELECT d.message_key, d.sent_at, d.message_id
                      FROM history.message_search_documents d
                     WHERE d.conversation_key = h.conversation_key
-                      AND d.sent_at >= lower(w) AND (upper_inf(w) OR d.sent_at < upper(w))
-                      AND (d.sent_at, d.message_id) > (h.sent_at, h.message_id COLLATE "C")
+                      AND (upper_inf(w) OR d.sent_at < upper(w))
+                      -- after the hit and from the window's start (ids are
+                      -- never empty, so > '' admits every id at that time)
+                      AND (d.sent_at, d.message_id)
+                          > (greatest(h.sent_at, lower(w)),
+                             CASE WHEN lower(w) > h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
                       AND d.message_key <> ALL (v_context)
                       AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
                     ORDER BY d.sent_at, d.message_id

@@ -1,7 +1,7 @@
 -- Who may see what (SPEC §2, §3 speaker/time): every rule of eligibility,
 -- for hits and for neighbours, asserted through history.search_history.
 BEGIN;
-SELECT plan(63);
+SELECT plan(65);
 
 -- ------------------------------------------------------------------ the world
 -- bot: the agent. alice: the usual requester; alice2 is her other account
@@ -287,6 +287,9 @@ SELECT is(pg_temp.ids((pg_temp.hit('nbp', 'p2')).before), ARRAY['p1'],
           'neighbours before: a message from before the agent joined is skipped (only one eligible)');
 SELECT is(pg_temp.ids((pg_temp.hit('nbp', 'p2')).after), ARRAY['p3', 'p5'],
           'neighbours after: a message sent while the agent was away is skipped');
+SELECT is(pg_temp.s('nbp_six', 'nbp', 'six'), ARRAY['p6'], 'perspective neighbour world: a hit in the later window');
+SELECT is(pg_temp.ids((pg_temp.hit('nbp_six', 'p6')).before), ARRAY['p5', 'p3'],
+          'neighbours before: past the time the agent was away, on into the window that ended before the hit');
 SELECT is(pg_temp.s('nbp_carol', 'nbp_carol', 'pin'), ARRAY['p2'], 'audience neighbour world: one hit');
 SELECT is(pg_temp.ids((pg_temp.hit('nbp_carol', 'p2')).before), '{}'::text[],
           'neighbours before: a message an audience member (carol) could not read is skipped');
