@@ -46,6 +46,7 @@ import psycopg
 import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.types.string import TextLoader
 
 from history_search.cluster import ThrowawayCluster, find_server_bindir, server_tool
 from history_search.migrations import apply_migrations
@@ -339,3 +340,30 @@ def schema_dump(dsn: str) -> str:
     if proc.returncode != 0:
         raise AssertionError(f"pg_dump failed: {proc.stderr}")
     return proc.stdout
+
+
+# --------------------------------------------------------------------------
+# Searching from raw SQL
+# --------------------------------------------------------------------------
+
+SEARCH_CALL = sql.SQL(
+    "CALL {}(%(run)s::uuid, %(query)s::text, %(speaker)s::text, %(after)s::timestamptz,"
+    " %(before)s::timestamptz, %(limit)s::integer, NULL)")
+
+
+def call_search(conn: psycopg.Connection, run, query, speaker=None, after=None, before=None, limit=None, *,
+                procedure: str = "history.search_history") -> dict:
+    """``CALL`` the search procedure on ``conn`` (autocommit, as any client must) and return
+    its result as ``to_jsonb`` gives it. Nulls take the procedure's defaults ('anyone', 8).
+
+    The INOUT result arrives as the composite's text; casting it back is plain
+    data conversion, which any role may do.
+    """
+    cur = conn.cursor()
+    registered = conn.adapters.types.get("history.search_result")  # by the client, on this connection
+    if registered is not None:
+        cur.adapters.register_loader(registered.oid, TextLoader)
+    text = cur.execute(SEARCH_CALL.format(sql.SQL(procedure)),
+                       {"run": run, "query": query, "speaker": speaker, "after": after, "before": before,
+                        "limit": limit}).fetchone()[0]
+    return conn.execute("SELECT pg_catalog.to_jsonb(%s::history.search_result)", (text,)).fetchone()[0]

@@ -26,6 +26,7 @@ from psycopg import errors, sql
 from history_search.client import Search
 from history_search.errors import InvalidArgument
 
+from tests.harness import call_search
 from tests.test_adversarial_query import (
     BODIES, CONVERSATIONS, ELIGIBLE, MESSAGES, Session, World, drop_world, error_text, make_world,
 )
@@ -63,8 +64,7 @@ MARK = "zqxsecretmarker"
 
 def run_search(s: Session, run, query: str = QUERY, fn: str = "history.search_history"):
     """Hits of one search as comparable tuples (id, conversation, sent_at, speaker, role, body, before, after)."""
-    row = s.execute(sql.SQL("SELECT pg_catalog.to_jsonb(r) FROM {}(%s::uuid, %s::text) r").format(sql.SQL(fn)),
-                    (run, query)).fetchone()[0]
+    row = call_search(s.conn, run, query, procedure=fn)
     hits = []
     for h in row["hits"]:
         hits.append((h["message_id"], h["conversation_id"],
@@ -361,11 +361,14 @@ def test_digest_normal_form_ignores_standard_conforming_strings(world, session):
 # Functions and relations of schema history, from the catalog
 # --------------------------------------------------------------------------
 
+# search_history is the committing procedure; it runs as its caller, so its
+# callers hold EXECUTE on the definer function behind it too (which refuses any
+# other caller: tests/test_audit_before_reveal.py).
 GRANTED = {
-    "history_searcher": {"search_history"},
+    "history_searcher": {"search_history", "_search_history"},
     "history_runtime": {"upsert_account", "upsert_conversation", "add_member", "remove_member", "post_message",
                         "edit_message", "delete_message", "link_identity", "revoke_proof", "begin_run", "end_run",
-                        "check_delivery", "record_reply", "search_history"},
+                        "check_delivery", "record_reply", "search_history", "_search_history"},
     "history_auditor": {"verify_query_digest"},
 }
 READABLE = {"history_searcher": set(), "history_runtime": set(),
@@ -390,7 +393,8 @@ def test_every_function_not_granted_is_refused(world, session, role):
     for name, kind, signature, types in functions:
         # Sub-selects, not NULL constants: the planner folds a STRICT function of constant NULLs away
         # without ever calling it (or checking EXECUTE).
-        args = ", ".join(f"(SELECT NULL::{t})" for t in types)
+        # (CALL takes no sub-select; it checks EXECUTE before it looks at the arguments.)
+        args = ", ".join(f"NULL::{t}" if kind == "p" else f"(SELECT NULL::{t})" for t in types)
         call = f"CALL history.{name}({args})" if kind == "p" else f"SELECT history.{name}({args})"
         if name in GRANTED[role]:
             assert s.execute("SELECT has_function_privilege(%s::regprocedure, 'EXECUTE')", (signature,)).fetchone()[0]
@@ -401,7 +405,7 @@ def test_every_function_not_granted_is_refused(world, session, role):
         if name.startswith("_"):  # unqualified, through the caller's own search_path: refused the same way
             with pytest.raises(errors.InsufficientPrivilege):
                 s.execute(f"SELECT {name}({args})")
-    assert {f[0] for f in helpers} <= set(refused)
+    assert {f[0] for f in helpers} - GRANTED[role] <= set(refused)
     assert "hmac" in refused and "gen_random_bytes" in refused
 
 
@@ -485,7 +489,7 @@ def global_counts(world: World):
 def assert_refused(world: World, s: Session, token, sqlstate: str):
     before = global_counts(world)
     with pytest.raises(psycopg.Error) as exc:
-        s.execute("SELECT history.search_history(%s::uuid, %s)", (token, QUERY))
+        s.execute("CALL history.search_history(%s::uuid, %s)", (token, QUERY))
     assert exc.value.diag.sqlstate == sqlstate, exc.value
     assert MARK not in error_text(exc.value)
     assert global_counts(world) == before, "a refused search left a trace"
@@ -515,7 +519,7 @@ def test_malformed_tokens_never_reach_the_function(world, session):
             Search(s.conn, bad)
         assert exc.value.sqlstate == "HS001"
         with pytest.raises(errors.InvalidTextRepresentation):
-            s.execute("SELECT history.search_history(%s::uuid, 'launch')", (bad,))
+            s.execute("CALL history.search_history(%s::uuid, 'launch')", (bad,))
     assert global_counts(world) == before
 
 
@@ -523,8 +527,7 @@ def test_token_spellings_of_the_same_run_are_the_same_token(world, session, base
     """uuid input accepts other spellings of the same 128 bits: same run, same result."""
     s = session()
     for spelling in [str(world.run).upper(), "{" + str(world.run) + "}", world.run.hex]:
-        row = s.execute("SELECT pg_catalog.to_jsonb(r) FROM history.search_history(%s::uuid, %s) r",
-                        (spelling, QUERY)).fetchone()[0]
+        row = call_search(s.conn, spelling, QUERY)
         assert {h["message_id"] for h in row["hits"]} == {h[0] for h in baseline[0]}
 
 
@@ -578,46 +581,6 @@ def test_a_token_is_a_bearer_capability_for_its_own_run_only(world, session):
 # --------------------------------------------------------------------------
 # Audit evasion through the caller's transaction
 # --------------------------------------------------------------------------
-
-EVASION_REASON = (
-    "DESIGN LIMIT (SPEC §4 'in the same transaction'): the audit row, the evidence and the budget are written "
-    "in the caller's transaction, so a searcher login that rolls back (ROLLBACK, ROLLBACK TO SAVEPOINT, or a "
-    "DO block whose EXCEPTION handler undoes the call after RAISE NOTICE of the hits) keeps the hits and "
-    "erases the audit row and the evidence; repeated, it also reads past the 400-message budget, and "
-    "record_reply never sees that evidence as lineage. Needs an audit write outside the caller's "
-    "transaction, or a deployment rule that only the trusted tool executor (autocommit) holds the login.")
-
-
-@pytest.mark.xfail(strict=True, reason=EVASION_REASON)
-@pytest.mark.parametrize("how", ["rollback", "savepoint", "do_block"])
-def test_hits_never_reach_a_caller_without_an_audit_row(world, session, how):
-    s = session(autocommit=how == "do_block")
-    before = global_counts(world)
-    received: list[str] = []
-    if how == "do_block":
-        s.execute("""DO $$ DECLARE r history.search_result;
-                     BEGIN
-                         BEGIN
-                             r := history.search_history('%s'::uuid, 'launch');
-                             RAISE NOTICE 'exfiltrated %%', r;
-                             RAISE EXCEPTION 'undo';
-                         EXCEPTION WHEN raise_exception THEN NULL;
-                         END;
-                     END $$""" % world.run)
-        received = [n for n in s.notices if "exfiltrated" in n]
-    else:
-        if how == "savepoint":
-            s.execute("SAVEPOINT hide")
-        row, hits = run_search(s, world.run, "launch")
-        received = [h[5] for h in hits]
-        if how == "savepoint":
-            s.execute("ROLLBACK TO SAVEPOINT hide")
-            s.conn.commit()
-        else:
-            s.conn.rollback()
-    assert received, "the caller got no hits (the attempt would have failed)"
-    assert global_counts(world)[0] > before[0], "hits reached the caller and no audit row remains"
-
 
 def test_read_only_transaction_cannot_search_unaudited(world, session):
     """A search that cannot write its audit row returns nothing."""

@@ -38,6 +38,8 @@ from psycopg.rows import dict_row
 from history_search.client import Search
 from history_search.errors import InvalidArgument
 
+from tests.harness import call_search
+
 # --------------------------------------------------------------------------
 # The world
 # --------------------------------------------------------------------------
@@ -212,12 +214,6 @@ def searcher(world):
 # One search, and everything it must (not) do
 # --------------------------------------------------------------------------
 
-SEARCH_SQL = """SELECT pg_catalog.to_jsonb(r) AS result
-                  FROM history.search_history(%(run)s::uuid, %(query)s::text, %(speaker)s::text,
-                                              %(after)s::timestamptz, %(before)s::timestamptz,
-                                              %(limit)s::integer) AS r"""
-
-
 def error_text(exc: psycopg.Error) -> str:
     d = exc.diag
     return " | ".join(str(x) for x in (exc, d.message_primary, d.message_detail, d.message_hint, d.context,
@@ -231,8 +227,7 @@ def search(world: World, session: Session, query, *, speaker="anyone", after=Non
     before_state = world.state(run)
     session.notices.clear()
     try:
-        result = session.execute(SEARCH_SQL, {"run": run, "query": query, "speaker": speaker, "after": after,
-                                              "before": before, "limit": limit}).fetchone()[0]
+        result = call_search(session.conn, run, query, speaker, after, before, limit)
     except psycopg.Error as exc:
         sqlstate = exc.diag.sqlstate or ""
         assert sqlstate.startswith("HS"), f"non-HS error {sqlstate}: {exc}"
@@ -485,8 +480,7 @@ def test_null_query_and_null_run_are_hs001(world, searcher):
     assert error.diag.sqlstate == "HS001" and "p_query" in error.diag.message_primary
     before = world.state()
     with pytest.raises(psycopg.Error) as exc:
-        searcher.execute(SEARCH_SQL, {"run": None, "query": "launch", "speaker": None, "after": None,
-                                      "before": None, "limit": None})
+        call_search(searcher.conn, None, "launch")
     assert exc.value.diag.sqlstate == "HS001" and "p_run" in exc.value.diag.message_primary
     assert world.state() == before
 
@@ -522,17 +516,17 @@ def test_nul_through_raw_psycopg_never_reaches_the_function(world, searcher):
     value itself (22021, 54000) before search_history runs. Nothing is audited either way."""
     before = world.state()
     with pytest.raises(psycopg.DataError) as text_param:
-        searcher.execute("SELECT history.search_history(%s, %s)", (world.run, "zqxnul\x00launch"))
+        searcher.execute("CALL history.search_history(%s, %s)", (world.run, "zqxnul\x00launch"))
     assert text_param.value.diag.sqlstate is None  # raised by the driver: nothing was sent
     with pytest.raises(psycopg.Error) as binary_param:
-        searcher.execute("SELECT history.search_history(%s, %b)", (world.run, "zqxnul\x00launch"))
+        searcher.execute("CALL history.search_history(%s, %b)", (world.run, "zqxnul\x00launch"))
     assert binary_param.value.diag.sqlstate == "22021"
     assert "zqxnul" not in error_text(binary_param.value)
     with pytest.raises(psycopg.Error) as chr0:
-        searcher.execute("SELECT history.search_history(%s, 'zqxnul' || chr(0) || 'launch')", (world.run,))
+        searcher.execute("CALL history.search_history(%s, 'zqxnul' || chr(0) || 'launch')", (world.run,))
     assert chr0.value.diag.sqlstate == "54000"
     with pytest.raises(psycopg.Error) as escape:
-        searcher.execute("SELECT history.search_history(%s, E'zqxnul\\000launch'::text)", (world.run,))
+        searcher.execute("CALL history.search_history(%s, E'zqxnul\\000launch'::text)", (world.run,))
     assert escape.value.diag.sqlstate in ("22021", "22P05")  # invalid byte sequence, or untranslatable
     assert world.state() == before
 

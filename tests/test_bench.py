@@ -15,6 +15,8 @@ import pytest
 
 from history_search.bench import corpus, runner
 
+from tests.harness import call_search
+
 SUMMARY = re.compile(
     r"^summary: F/B1 p50=\d+\.\d\dx p99=\d+\.\d\dx F/P1 p50=\d+\.\d\dx F p95=\d+\.\dms$")
 
@@ -105,9 +107,8 @@ def test_floor_returns_what_search_history_returns(db_dsn):
                 floor = [r[0] for r in cur.execute(runner.SHAPE_SQL["B1"], {"run": floor_run, **params})]
                 floor_ids = [conn.execute("SELECT message_id FROM history.messages WHERE message_key = %s",
                                           (k,)).fetchone()[0] for k in floor]
-                hits = conn.execute("SELECT ARRAY(SELECT h.message_id FROM unnest((r).hits) h) "
-                                    "FROM (SELECT history.search_history(%s, %s) AS r) x",
-                                    (runner.begin_run(conn, ctx), params["q"])).fetchone()[0]
+                hits = [h["message_id"] for h in
+                        call_search(conn, runner.begin_run(conn, ctx), params["q"])["hits"]]
                 assert hits == floor_ids, (ctx, terms)
                 compared += bool(hits)
         assert compared >= len(contexts)  # most pairs have hits: the comparison is not vacuous

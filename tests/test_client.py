@@ -21,9 +21,12 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from history_search.client import (QUERIES, AsyncAuditor, AsyncRuntime, AsyncSearch, Auditor, Runtime,
                                    Search)
 from history_search.errors import (Conflict, DatabaseError, DeliveryBlocked, HistorySearchError,
-                                   InvalidArgument, NotFound, UnknownRun, translate, wrap_errors)
+                                   InvalidArgument, NotFound, SearchInTransaction, UnknownRun, translate,
+                                   wrap_errors)
 from history_search.models import (DeliveryProblem, Neighbour, RankingReasons, SearchHit, SearchResult)
 from history_search.prompt import to_prompt
+
+from tests.harness import call_search
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -226,7 +229,7 @@ def test_mapping_by_name_survives_a_new_field_of_search_hit(conn, search):
     must list every attribute): here it appends a constant to that ROW.
     """
     source = conn.execute(
-        "SELECT pg_get_functiondef('history.search_history(uuid, text, text, timestamptz, timestamptz, integer)'"
+        "SELECT pg_get_functiondef('history._search_history(uuid, text, text, timestamptz, timestamptz, integer)'"
         "::regprocedure)").fetchone()[0]
     pattern = re.compile(r"\)(\s*)::\s*history\.search_hit\b")
     if len(pattern.findall(source)) != 1:
@@ -234,8 +237,7 @@ def test_mapping_by_name_survives_a_new_field_of_search_hit(conn, search):
                     "update this test's way of filling the added attribute")
     conn.execute("ALTER TYPE history.search_hit ADD ATTRIBUTE extra_signal text")
     conn.execute(pattern.sub(r", 'an extra value'::text)\1::history.search_hit", source))
-    raw = conn.execute("SELECT to_jsonb(h) FROM unnest((history.search_history(%s, 'launch monday')).hits) h",
-                       (search.run,)).fetchone()[0]
+    raw = call_search(conn, search.run, "launch monday")["hits"][0]
     assert raw["extra_signal"] == "an extra value"  # the server really sends the new field
 
     result = search.search("launch monday")
@@ -261,8 +263,9 @@ def test_mapping_by_name_ignores_unknown_keys_everywhere():
         SearchHit.from_dict({k: v for k, v in hit.items() if k != "score"})
 
 
-def test_search_history_result_columns_are_selected_by_name():
-    assert "to_jsonb(r)" in QUERIES["search_history"]
+def test_search_is_the_committing_procedure_with_named_arguments():
+    assert "CALL history.search_history(" in QUERIES["search_history"]
+    assert "result => NULL" in QUERIES["search_history"]
     assert all("%s" not in q.replace("%(", "") for q in QUERIES.values())  # only %(name)s parameters
 
 
@@ -390,12 +393,15 @@ def test_client_never_commits_a_callers_transaction(db_dsn, world, conn):
                             ).fetchone()[0] == 2
 
         run = rt.begin_run("agent", "team", "alice", "t6")
+        # A search commits its own audit (audit before reveal), so it refuses a
+        # connection inside the caller's transaction, before sending anything ...
+        with pytest.raises(SearchInTransaction):
+            Search(tx, run).search("launch")
+        assert tx.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
         tx.commit()
+        # ... and outside one it switches the connection to autocommit for the call, then back.
         Search(tx, run).search("launch")
-        # the search's audit row is not visible until the caller commits
-        assert conn.execute("SELECT count(*) FROM history.search_audit WHERE run_id = %s", (run,)
-                            ).fetchone()[0] == 0
-        tx.commit()
+        assert not tx.autocommit and tx.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
         assert conn.execute("SELECT count(*) FROM history.search_audit WHERE run_id = %s", (run,)
                             ).fetchone()[0] == 1
 

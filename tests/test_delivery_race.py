@@ -11,6 +11,8 @@ import time
 import psycopg
 import pytest
 
+from tests.harness import call_search
+
 
 def world(conn, tag):
     for account, kind in [("bot", "agent"), ("alice", "person"), ("alice-mail", "person")]:
@@ -23,8 +25,7 @@ def world(conn, tag):
     conn.execute("SELECT history.link_identity(%s, 'alice', 'alice-mail', '2026-01-10')", (f"proof-{tag}",))
     conn.execute("SELECT history.post_message(%s, 'dm-alice', 'alice', 'what was the quote?', '2026-02-03')", (f"ask-{tag}",))
     run = conn.execute("SELECT history.begin_run('bot', 'dm-alice', 'alice', %s)", (f"ask-{tag}",)).fetchone()[0]
-    hits = conn.execute("SELECT cardinality((history.search_history(%s, 'quote')).hits)", (run,)).fetchone()[0]
-    assert hits == 1
+    assert len(call_search(conn, run, "quote")["hits"]) == 1
     return run
 
 

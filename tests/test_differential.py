@@ -36,6 +36,7 @@ from hypothesis.control import currently_in_test_context
 from psycopg import sql
 
 from tests.model import delivery, search as msearch
+from tests.harness import call_search
 from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Link, Post,
                              RemoveMember, Reply, Revoke, Search, apply, at)
 from tests.model.scenarios import Scenario, budget_scenarios, scenarios
@@ -145,9 +146,8 @@ class SqlSide:
     def search(self, op: Search):
         """(result as a dict, audit row as a dict), or the SQLSTATE of the error."""
         try:
-            result = self.searcher.execute(
-                "SELECT to_jsonb(r) FROM history.search_history(%s, %s, %s, %s, %s, %s) r",
-                (self.tokens[op.run], op.query, op.speaker, _t(op.after), _t(op.before), op.limit)).fetchone()[0]
+            result = call_search(self.searcher, self.tokens[op.run], op.query, op.speaker, _t(op.after),
+                                 _t(op.before), op.limit)
         except psycopg.Error as e:
             return e.diag.sqlstate
         audit = self.admin.execute(

@@ -42,7 +42,9 @@ def test_every_script_loads_for_yoyo():
     for change in PLAN.changes:
         for kind in ("deploy", "revert", "verify"):
             text = load_script(DB / kind / f"{change.script}.sql")
-            assert not re.search(r"^\s*(BEGIN|COMMIT)\s*;", text, re.I | re.M), (kind, change.name)
+            # Transaction control inside a dollar-quoted body (a procedure's COMMIT) is the body's own.
+            outside_bodies = re.sub(r"(\$\w*\$).*?\1", "", text, flags=re.S)
+            assert not re.search(r"^\s*(BEGIN|COMMIT)\s*;", outside_bodies, re.I | re.M), (kind, change.name)
 
 
 def test_every_function_file_is_deployed():

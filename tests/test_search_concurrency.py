@@ -2,6 +2,8 @@
 
 Two sessions search the same run at the same time, at READ COMMITTED and at
 REPEATABLE READ (where a loser may get 40001 and retries, as a caller should).
+The search commits by itself, so each session CALLs it in autocommit with the
+isolation level as its default: the procedure's transactions take it.
 Whatever the interleaving, the run ends at exactly 400 distinct evidence
 messages, its counter agrees with its evidence rows, and every search that
 returned has an audit row.
@@ -12,6 +14,8 @@ import threading
 import psycopg
 import pytest
 from psycopg import errors
+
+from tests.harness import call_search
 
 BUDGET = 400
 
@@ -32,8 +36,10 @@ def build_world(conn, messages=520):
 
 
 def search_until_exhausted(dsn, run, isolation, side, barrier, outcomes):
-    with psycopg.connect(dsn) as conn:
-        conn.isolation_level = isolation
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        level = {psycopg.IsolationLevel.READ_COMMITTED: "read committed",
+                 psycopg.IsolationLevel.REPEATABLE_READ: "repeatable read"}[isolation]
+        conn.execute(f"SET default_transaction_isolation = '{level}'")
         barrier.wait()
         done = 0
         for _ in range(500):
@@ -42,12 +48,8 @@ def search_until_exhausted(dsn, run, isolation, side, barrier, outcomes):
             first = (done * 10 + side * 260) % 520
             query = " ".join(f"word{(first + k) % 520}" for k in range(10))
             try:
-                with conn.transaction():
-                    row = conn.execute(
-                        "SELECT (r).status, (r).budget_used, (r).search_event_id "
-                        "FROM (SELECT history.search_history(%s, %s, p_limit => 20) AS r) s",
-                        (run, query),
-                    ).fetchone()
+                r = call_search(conn, run, query, limit=20)
+                row = (r["status"], r["budget_used"], r["search_event_id"])
             except errors.SerializationFailure:
                 outcomes.append(("retry", None, None))
                 continue

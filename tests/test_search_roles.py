@@ -10,6 +10,8 @@ import psycopg
 import pytest
 from psycopg import errors, sql
 
+from tests.harness import call_search
+
 
 @pytest.fixture
 def login(db_dsn):
@@ -53,10 +55,8 @@ def test_searcher_searches_and_reads_nothing(db_dsn, login):
         run = small_world(conn)
     searcher = login("history_searcher")
     with psycopg.connect(searcher, autocommit=True) as conn:
-        ids = conn.execute(
-            "SELECT h.message_id FROM unnest((history.search_history(%s, 'launch')).hits) h", (run,)
-        ).fetchall()
-        assert [i[0] for i in ids] == ["t1"]  # the DM is not readable by alice
+        ids = [h["message_id"] for h in call_search(conn, run, "launch")["hits"]]
+        assert ids == ["t1"]  # the DM is not readable by alice
 
         for table in ["history.messages", "history.message_events", "history.runs",
                       "history.message_search_documents", "history.query_digest_keys",
@@ -70,14 +70,14 @@ def test_searcher_searches_and_reads_nothing(db_dsn, login):
             with pytest.raises(errors.InsufficientPrivilege):
                 conn.execute(call)
         with pytest.raises(psycopg.Error) as forged:
-            conn.execute("SELECT history.search_history(%s, 'launch')", (uuid.uuid4(),))
+            conn.execute("CALL history.search_history(%s, 'launch')", (uuid.uuid4(),))
         assert forged.value.diag.sqlstate == "HS002"
 
 
 def test_auditor_sees_events_but_no_text(db_dsn, login):
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         run = small_world(conn)
-        event = conn.execute("SELECT (history.search_history(%s, 'launch monday')).search_event_id", (run,)).fetchone()[0]
+        event = call_search(conn, run, "launch monday")["search_event_id"]
     auditor = login("history_auditor")
     with psycopg.connect(auditor, autocommit=True) as conn:
         row = conn.execute("SELECT hit_message_ids, excluded_perspective FROM history.search_audit").fetchone()
@@ -90,4 +90,4 @@ def test_auditor_sees_events_but_no_text(db_dsn, login):
         with pytest.raises(errors.InsufficientPrivilege):
             conn.execute("SELECT body FROM history.message_events LIMIT 1")
         with pytest.raises(errors.InsufficientPrivilege):
-            conn.execute("SELECT history.search_history(%s, 'launch')", (run,))
+            conn.execute("CALL history.search_history(%s, 'launch')", (run,))

@@ -1,5 +1,6 @@
 -- Deploy history-search:search_history to pg
--- The function lives in db/functions/search_history.sql.
+-- requires: _search_history
+-- The procedure lives in db/functions/search_history.sql.
 BEGIN;
 SET LOCAL ROLE history_owner;
 

@@ -18,7 +18,7 @@ SELECT history.post_message('ask-1', 'dm-alice', 'alice', 'what was the hosting 
 CREATE TEMP TABLE t_run ON COMMIT DROP AS
 SELECT history.begin_run('bot', 'dm-alice', 'alice', 'ask-1') AS run;
 
-SELECT is((SELECT array_agg(h.message_id) FROM unnest((history.search_history((SELECT run FROM t_run), 'quote forty')).hits) h),
+SELECT is((SELECT array_agg(h.message_id) FROM unnest((history._search_history((SELECT run FROM t_run), 'quote forty')).hits) h),
           ARRAY['mail-1'], 'alice''s DM run finds her linked mail thread (direct conversation via proof)');
 SELECT is((SELECT proof_keys FROM history.run_evidence e JOIN history.messages m USING (message_key) WHERE m.message_id = 'mail-1'),
           ARRAY[(SELECT proof_key FROM history.identity_proofs WHERE proof_id = 'proof-1')], 'evidence records the proof it relied on');
@@ -76,7 +76,7 @@ SELECT set_eq(
 
 CREATE TEMP TABLE t_team_run ON COMMIT DROP AS
 SELECT history.begin_run('bot', 'team', 'bob', 'team-ask') AS run;
-SELECT is((SELECT array_agg(h.message_id ORDER BY h.message_id) FROM unnest((history.search_history((SELECT run FROM t_team_run), 'hosting summary')).hits) h),
+SELECT is((SELECT array_agg(h.message_id ORDER BY h.message_id) FROM unnest((history._search_history((SELECT run FROM t_team_run), 'hosting summary')).hits) h),
           ARRAY['team-1'], 'a team run never sees what was built, 42 levels deep, on alice''s private mail');
 SELECT is((SELECT excluded_lineage FROM history.conversation_search_events
             WHERE run_key = (SELECT run_key FROM history.runs WHERE run_token = (SELECT run FROM t_team_run))),

@@ -42,7 +42,7 @@ DECLARE
 BEGIN
     UPDATE history.search_settings SET max_candidates = p_cap, max_counted_candidates = coalesce(p_counted, p_cap);
     INSERT INTO pg_temp.runs VALUES (p_cap, v_run);
-    INSERT INTO pg_temp.results VALUES (p_cap, history.search_history(v_run, 'plum', p_limit => 20));
+    INSERT INTO pg_temp.results VALUES (p_cap, history._search_history(v_run, 'plum', p_limit => 20));
 END
 $$;
 CREATE FUNCTION pg_temp.hits(p_cap integer) RETURNS text[] LANGUAGE sql AS $$

@@ -152,7 +152,7 @@ RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
     v history.search_result;
 BEGIN
-    v := history.search_history((SELECT token FROM pg_temp.runs WHERE name = p_run), p_query, p_speaker, p_after, p_before, 20);
+    v := history._search_history((SELECT token FROM pg_temp.runs WHERE name = p_run), p_query, p_speaker, p_after, p_before, 20);
     INSERT INTO pg_temp.searches VALUES (p_label, v);
     RETURN pg_temp.srt(ARRAY(SELECT h.message_id FROM unnest(v.hits) h));
 END

@@ -69,7 +69,7 @@ DECLARE
     v history.search_result;
 BEGIN
     BEGIN
-        v := history.search_history(pg_temp.tok(p_run), p_query, p_speaker, p_after, p_before, p_limit);
+        v := history._search_history(pg_temp.tok(p_run), p_query, p_speaker, p_after, p_before, p_limit);
     EXCEPTION WHEN OTHERS THEN
         RETURN ARRAY['ERROR ' || SQLSTATE || ': ' || SQLERRM];
     END;
@@ -136,19 +136,19 @@ SELECT is(pg_temp.events('q'), (SELECT n + 2 FROM n_events), 'empty and stop-wor
 SELECT is(ARRAY[(pg_temp.ev('empty')).query_term_count, (pg_temp.ev('stop')).query_term_count], ARRAY[0, 0],
           'the audit row records no searchable term');
 
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('q'), NULL)$$, 'HS001', NULL, 'null query is HS001');
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('q'), 'apple', 'everyone')$$, 'HS001', NULL, 'unknown speaker is HS001');
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('q'), 'apple', '')$$, 'HS001', NULL, 'empty speaker is HS001');
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('q'), 'apple', 'anyone', NULL, NULL, 0)$$, 'HS001', NULL, 'limit 0 is HS001');
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('q'), 'apple', 'anyone', NULL, NULL, -5)$$, 'HS001', NULL, 'negative limit is HS001');
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('q'), 'apple', 'anyone', '2026-03-01', '2026-02-01')$$, 'HS001', NULL,
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), NULL)$$, 'HS001', NULL, 'null query is HS001');
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), 'apple', 'everyone')$$, 'HS001', NULL, 'unknown speaker is HS001');
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), 'apple', '')$$, 'HS001', NULL, 'empty speaker is HS001');
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), 'apple', 'anyone', NULL, NULL, 0)$$, 'HS001', NULL, 'limit 0 is HS001');
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), 'apple', 'anyone', NULL, NULL, -5)$$, 'HS001', NULL, 'negative limit is HS001');
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), 'apple', 'anyone', '2026-03-01', '2026-02-01')$$, 'HS001', NULL,
                  'p_after later than p_before is HS001');
 SELECT is(pg_temp.s('same_time', 'q', 'apple', 'anyone', '2026-02-01 12:00+00', '2026-02-01 12:00+00'), '{}'::text[],
           'p_after = p_before is a valid, empty window');
-SELECT throws_ok($$SELECT history.search_history(NULL, 'apple')$$, 'HS001', NULL, 'null run token is HS001');
-SELECT throws_ok($$SELECT history.search_history(gen_random_uuid(), 'apple')$$, 'HS002', NULL, 'unknown run token is HS002');
+SELECT throws_ok($$SELECT history._search_history(NULL, 'apple')$$, 'HS001', NULL, 'null run token is HS001');
+SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'apple')$$, 'HS002', NULL, 'unknown run token is HS002');
 SELECT lives_ok($$SELECT history.end_run(pg_temp.tok('ended'))$$, 'end_run ends a run');
-SELECT throws_ok($$SELECT history.search_history(pg_temp.tok('ended'), 'apple')$$, 'HS002', NULL, 'an ended run is HS002');
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('ended'), 'apple')$$, 'HS002', NULL, 'an ended run is HS002');
 SELECT throws_ok($$SELECT history.end_run(pg_temp.tok('ended'))$$, 'HS002', NULL, 'ending an ended run is HS002');
 SELECT throws_ok($$SELECT history.end_run(gen_random_uuid())$$, 'HS002', NULL, 'ending an unknown run is HS002');
 
@@ -157,7 +157,7 @@ SELECT is((pg_temp.ev('limit50')).effective_limit, 20, 'limit 50: effective_limi
 SELECT is(cardinality(pg_temp.s('limitnull', 'limits', 'budget', NULL, NULL, NULL, NULL)), 8, 'null limit returns 8 hits');
 SELECT is((pg_temp.ev('limitnull')).effective_limit, 8, 'null limit: effective_limit 8');
 SELECT is((pg_temp.ev('limitnull')).speaker, 'anyone', 'null speaker is recorded as anyone');
-SELECT is(cardinality((history.search_history(pg_temp.tok('limits'), 'budget')).hits), 8, 'defaults: limit 8');
+SELECT is(cardinality((history._search_history(pg_temp.tok('limits'), 'budget')).hits), 8, 'defaults: limit 8');
 SELECT is(cardinality(pg_temp.s('limit3', 'limits', 'budget', 'anyone', NULL, NULL, 3)), 3, 'limit 3 returns 3 hits');
 
 -- ------------------------------------------------------------------ ranking and reasons
@@ -192,11 +192,11 @@ UPDATE history.search_settings SET recency_weight = 0.5;
 
 -- ------------------------------------------------------------------ text comes from canonical events
 SELECT lives_ok($$SELECT history.edit_message('q-banana', 'banana bread', '2026-02-03 00:00+00')$$, 'edit a message');
-SELECT is((SELECT h.body FROM unnest((history.search_history(pg_temp.tok('q'), 'bread')).hits) h WHERE h.message_id = 'q-banana'),
+SELECT is((SELECT h.body FROM unnest((history._search_history(pg_temp.tok('q'), 'bread')).hits) h WHERE h.message_id = 'q-banana'),
           'banana bread', 'a hit carries its current (edited) text');
 -- White-box: a projection document that disagrees with the canonical text.
 UPDATE history.message_search_documents SET document = to_tsvector('english', 'zanzibar') WHERE message_id = 'q-carrot';
-SELECT is((SELECT h.body FROM unnest((history.search_history(pg_temp.tok('q'), 'zanzibar')).hits) h WHERE h.message_id = 'q-carrot'),
+SELECT is((SELECT h.body FROM unnest((history._search_history(pg_temp.tok('q'), 'zanzibar')).hits) h WHERE h.message_id = 'q-carrot'),
           'carrot soup', 'returned text is loaded from canonical events, never from the projection');
 
 -- ------------------------------------------------------------------ audit, digest, trace, evidence
@@ -258,7 +258,7 @@ DECLARE
     v history.search_result;
 BEGIN
     LOOP
-        v := history.search_history(pg_temp.tok('big'), 'budget', 'anyone', NULL,
+        v := history._search_history(pg_temp.tok('big'), 'budget', 'anyone', NULL,
                                     timestamptz '2026-03-01 00:00+00' + (450 - 20 * j) * interval '1 minute', 20);
         INSERT INTO pg_temp.budget_steps
         SELECT j, v.status, v.budget_used, v.budget_remaining, cardinality(v.hits),
@@ -267,7 +267,7 @@ BEGIN
         EXIT WHEN v.status = 'search_budget_exhausted' OR j >= 30;
         IF j = 0 THEN
             -- The same search again: everything is held, nothing is charged.
-            v := history.search_history(pg_temp.tok('big'), 'budget', 'anyone', NULL,
+            v := history._search_history(pg_temp.tok('big'), 'budget', 'anyone', NULL,
                                         timestamptz '2026-03-01 00:00+00' + 450 * interval '1 minute', 20);
             INSERT INTO pg_temp.budget_steps VALUES (-1, v.status, v.budget_used, v.budget_remaining, cardinality(v.hits), NULL, NULL);
         END IF;

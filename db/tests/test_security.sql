@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(107);
+SELECT plan(112);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean) ON COMMIT DROP;
@@ -33,7 +33,7 @@ INSERT INTO surface VALUES
         true, false, false),
     ('record_reply', ARRAY['uuid', 'text', 'text', 'timestamp with time zone'],
         true, false, false),
-    ('search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
+    ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
         true, true, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
         false, false, true);
@@ -99,12 +99,13 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'the SECURITY DEFINER functions are exactly the public surface (helpers run as their caller)');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_runtime', oid, 'EXECUTE')),
-          (SELECT array_agg(name::text ORDER BY name) FROM surface WHERE runtime),
-          'history_runtime may execute exactly the runtime functions and search_history');
+          (SELECT array_agg(n ORDER BY n) FROM (SELECT name::text FROM surface WHERE runtime
+                                                UNION ALL SELECT 'search_history') x(n)),
+          'history_runtime may execute exactly the runtime functions and search_history (procedure and function)');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_searcher', oid, 'EXECUTE')),
-          ARRAY['search_history'],
-          'history_searcher may execute search_history and nothing else');
+          ARRAY['_search_history', 'search_history'],
+          'history_searcher may execute search_history (procedure and function) and nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
           ARRAY['verify_query_digest'],
@@ -120,6 +121,21 @@ SELECT function_privs_are('history', s.name, s.args, r.role,
                                THEN ARRAY['EXECUTE'] ELSE '{}'::text[] END,
                           pg_catalog.format('%s: privileges on history.%s', r.role, s.name))
   FROM surface s CROSS JOIN client_roles r ORDER BY r.role, s.name;
+
+-- The committing procedure in front of _search_history (audit before reveal):
+-- PostgreSQL lets a procedure COMMIT only when it runs as its caller with no SET clause.
+SELECT is((SELECT p.prokind::text FROM pg_catalog.pg_proc p
+            WHERE p.oid = 'history.search_history(uuid, text, text, timestamptz, timestamptz, integer, history.search_result)'::regprocedure),
+          'p', 'history.search_history is a procedure');
+SELECT ok((SELECT NOT p.prosecdef AND p.proconfig IS NULL FROM pg_catalog.pg_proc p
+            WHERE p.oid = 'history.search_history(uuid, text, text, timestamptz, timestamptz, integer, history.search_result)'::regprocedure),
+          'history.search_history runs as its caller with no SET clause (so it may COMMIT)');
+SELECT function_privs_are('history', 'search_history',
+                          ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer',
+                                'history.search_result'],
+                          r.role, CASE WHEN r.role = 'history_auditor' THEN '{}'::text[] ELSE ARRAY['EXECUTE'] END,
+                          pg_catalog.format('%s: privileges on the procedure history.search_history', r.role))
+  FROM client_roles r ORDER BY r.role;
 
 -- ---------------------------------------------------------------- tables and views
 SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
@@ -195,8 +211,8 @@ SELECT throws_ok($$SELECT history.upsert_account('sec-y', 'person')$$, '42501', 
                  'history_searcher: upsert_account is refused');
 SELECT throws_ok($$SELECT history.begin_run('a', 'c', 'r', 'm')$$, '42501', NULL,
                  'history_searcher: begin_run is refused');
-SELECT throws_ok($$SELECT history.search_history(gen_random_uuid(), 'anything')$$, 'HS002', NULL,
-                 'history_searcher: search_history is executable (an unknown run gets HS002, not 42501)');
+SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, 'HS002', NULL,
+                 'history_searcher: _search_history is executable (an unknown run gets HS002, not 42501)');
 RESET ROLE;
 
 SET LOCAL ROLE history_auditor;
@@ -208,8 +224,8 @@ SELECT throws_ok('SELECT count(*) FROM history.conversation_search_events', '425
                  'history_auditor: reading the audit table directly is refused');
 SELECT lives_ok('SELECT count(*) FROM history.search_audit', 'history_auditor: history.search_audit is readable');
 SELECT lives_ok('SELECT count(*) FROM history.search_audit_messages', 'history_auditor: history.search_audit_messages is readable');
-SELECT throws_ok($$SELECT history.search_history(gen_random_uuid(), 'anything')$$, '42501', NULL,
-                 'history_auditor: search_history is refused');
+SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, '42501', NULL,
+                 'history_auditor: _search_history is refused');
 SELECT throws_ok($$SELECT history.verify_query_digest(gen_random_uuid(), 'q')$$, 'HS003', NULL,
                  'history_auditor: verify_query_digest is executable (an unknown event gets HS003)');
 RESET ROLE;

@@ -14,7 +14,8 @@ Three kinds of caller, three classes (each with an ``Async…`` twin over
     the audit views and ``verify_query_digest`` (a ``history_auditor`` login).
 
 None of them decides anything: eligibility, ranking, neighbours, budget and
-audit all happen inside ``history.search_history`` in one transaction. The
+audit all happen inside ``history.search_history`` (a procedure that commits
+its audit before it returns the hits). The
 client only checks that a value *can be sent* (a timezone-aware datetime, text
 without NUL characters, an ``int`` that fits ``integer``) and maps rows to
 dataclasses by name (:mod:`history_search.models`). Driver errors become the
@@ -33,13 +34,20 @@ Each class takes either a connection or a pool:
   calls, e.g. a whole import) — nothing is visible to others, and no search's
   audit row exists, until then. After an error in such a transaction the
   caller must roll back before the connection can be used again.
+  **Searches are the exception**: ``history.search_history`` commits the
+  search's audit row, evidence and budget charge before it returns any hit
+  (audit before reveal), so it cannot run inside a transaction. :meth:`Search.search`
+  needs a connection with no open transaction; if it is not in autocommit, the
+  client switches it to autocommit for the call and back. A connection inside
+  a transaction raises :class:`~history_search.errors.SearchInTransaction`
+  before anything is sent.
 * **a pool** (``psycopg_pool.ConnectionPool``/``AsyncConnectionPool``): each call
   takes a connection for itself and, as the pool's ``connection()`` block does,
   commits on success and rolls back on error.
 
 Concurrent searches of one run may fail with a serialization failure under
 REPEATABLE READ or SERIALIZABLE (``DatabaseError`` with ``retryable`` true):
-retry the call in a new transaction.
+retry the call.
 
 All SQL text is in :data:`QUERIES`; parameters are ``%(name)s`` only.
 """
@@ -53,9 +61,11 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Literal, Sequence, Union
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
+from psycopg.types.composite import CompositeInfo, register_composite
 
-from .errors import InvalidArgument, wrap_errors
+from .errors import DatabaseError, InvalidArgument, SearchInTransaction, wrap_errors
 from .models import DeliveryProblem, SearchResult
 
 try:  # psycopg_pool is a dependency, but the client works without it
@@ -141,13 +151,15 @@ QUERIES: dict[str, str] = {
             p_run => %(run)s::uuid, p_message_id => %(message_id)s::text, p_body => %(body)s::text,
             p_sent_at => %(sent_at)s::timestamptz)""",
     # -- model side (SPEC §3) --
-    # One search, as JSON so that the client maps every field by name.
+    # One search. A committing procedure (audit before reveal): it runs only at
+    # the top level, so the client calls it in autocommit. Its INOUT result is
+    # the composite history.search_result, loaded by field name (see
+    # _register_result_types).
     "search_history": """
-        SELECT pg_catalog.to_jsonb(r) AS result
-          FROM history.search_history(
+        CALL history.search_history(
                  p_run => %(run)s::uuid, p_query => %(query)s::text, p_speaker => %(speaker)s::text,
                  p_after => %(after)s::timestamptz, p_before => %(before)s::timestamptz,
-                 p_limit => %(limit)s::integer) AS r""",
+                 p_limit => %(limit)s::integer, result => NULL)""",
     # -- auditor (SPEC §4) --
     # Recent search events, newest first, optionally filtered.
     "search_events": """
@@ -260,11 +272,72 @@ class _Op:
     params: dict[str, Any]
     fetch: Literal["none", "one", "all"] = "none"
     decode: Callable[[Any], Any] = lambda rows: None
+    #: the SQL commits by itself (the search procedure): run it in autocommit
+    commits: bool = False
 
 
 def _op(name: str, fetch: Literal["none", "one", "all"] = "none",
-        decode: Callable[[Any], Any] = lambda rows: None, **params: Any) -> _Op:
-    return _Op(name, {k: _check_value(k, v) for k, v in params.items()}, fetch, decode)
+        decode: Callable[[Any], Any] = lambda rows: None, commits: bool = False, **params: Any) -> _Op:
+    return _Op(name, {k: _check_value(k, v) for k, v in params.items()}, fetch, decode, commits)
+
+
+# The composite types a search returns, inner first (search_result holds
+# search_hit[]); each is loaded as a dict of its fields, so the models map it
+# by name and a field added on the server is simply ignored.
+_RESULT_TYPES = ("history.search_hit", "history.search_result")
+
+
+def _register_info(conn: Any, info: CompositeInfo | None, name: str) -> None:
+    if info is None:
+        raise DatabaseError(f"type {name} not found: is the database migrated?")
+    fields = tuple(info.field_names)
+    register_composite(info, conn, factory=lambda *values: dict(zip(fields, values)))
+
+
+def _register_result_types(conn: psycopg.Connection) -> None:
+    for name in _RESULT_TYPES:
+        if conn.adapters.types.get(name) is None:
+            _register_info(conn, CompositeInfo.fetch(conn, name), name)
+
+
+async def _aregister_result_types(conn: psycopg.AsyncConnection) -> None:
+    for name in _RESULT_TYPES:
+        if conn.adapters.types.get(name) is None:
+            _register_info(conn, await CompositeInfo.fetch(conn, name), name)
+
+
+def _require_no_transaction(conn: Any) -> None:
+    if conn.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+        raise SearchInTransaction(
+            "search_history commits its audit before it returns hits, so it cannot run inside "
+            "a transaction: use an autocommit connection, or call it outside conn.transaction()")
+
+
+@contextlib.contextmanager
+def _autocommit(conn: psycopg.Connection) -> Any:
+    """``conn`` in autocommit for one call (it has no open transaction), then as it was."""
+    _require_no_transaction(conn)
+    if conn.autocommit or conn.closed:  # a closed one fails in execute, with the driver's error
+        yield
+        return
+    conn.autocommit = True
+    try:
+        yield
+    finally:
+        conn.autocommit = False
+
+
+@contextlib.asynccontextmanager
+async def _aautocommit(conn: psycopg.AsyncConnection) -> Any:
+    _require_no_transaction(conn)
+    if conn.autocommit or conn.closed:
+        yield
+        return
+    await conn.set_autocommit(True)
+    try:
+        yield
+    finally:
+        await conn.set_autocommit(False)
 
 
 def _decode_search(row: dict[str, Any]) -> SearchResult:
@@ -282,7 +355,7 @@ def _search_op(run: uuid.UUID, query: Any, speaker: Any, after: Any, before: Any
     _time("before", before, optional=True)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
         raise InvalidArgument(f"limit must be an int, got {type(limit).__name__}")
-    return _op("search_history", "one", _decode_search, run=run, query=query, speaker=speaker,
+    return _op("search_history", "one", _decode_search, commits=True, run=run, query=query, speaker=speaker,
                after=after, before=before, limit=limit)
 
 
@@ -418,7 +491,9 @@ class _SyncBase:
 
     def _call(self, op: _Op) -> Any:
         with wrap_errors():  # outermost: a pool's commit on exit is translated too
-            with self._connection() as conn:
+            with self._connection() as conn, (_autocommit(conn) if op.commits else contextlib.nullcontext()):
+                if op.commits:
+                    _register_result_types(conn)
                 with conn.cursor(row_factory=dict_row) as cur:
                     cur.execute(QUERIES[op.name], op.params)
                     if op.fetch == "one":
@@ -444,7 +519,9 @@ class _AsyncBase:
 
     async def _call(self, op: _Op) -> Any:
         with wrap_errors():
-            async with self._connection() as conn:
+            async with self._connection() as conn, (_aautocommit(conn) if op.commits else contextlib.nullcontext()):
+                if op.commits:
+                    await _aregister_result_types(conn)
                 async with conn.cursor(row_factory=dict_row) as cur:
                     await cur.execute(QUERIES[op.name], op.params)
                     if op.fetch == "one":

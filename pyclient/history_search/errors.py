@@ -12,6 +12,7 @@ SQLSTATE   class                  meaning
 ``HS003``  :class:`NotFound`         unknown account, conversation, message or proof
 ``HS004``  :class:`Conflict`         a write conflicts with what is recorded
 ``HS005``  :class:`DeliveryBlocked`  the reply's evidence no longer passes
+``2D000``  :class:`SearchInTransaction`  a search was called inside a transaction
 other      :class:`DatabaseError`    anything else from the driver (``from`` the original)
 =========  =====================  ============================================
 
@@ -39,6 +40,7 @@ __all__ = [
     "HistorySearchError",
     "InvalidArgument",
     "NotFound",
+    "SearchInTransaction",
     "UnknownRun",
     "translate",
     "wrap_errors",
@@ -113,6 +115,20 @@ class DeliveryBlocked(HistorySearchError):
     code = "HS005"
 
 
+class SearchInTransaction(HistorySearchError):
+    """A search was called inside a transaction (a block, a savepoint, an exception handler).
+
+    ``history.search_history`` commits its audit before it returns hits, so it
+    runs only at the top level: on an autocommit connection, or on a connection
+    with no open transaction (the client then switches it to autocommit for the
+    call). The server refuses it elsewhere with ``2D000``; the client refuses a
+    connection that is inside a transaction before sending anything, with the
+    same ``sqlstate``.
+    """
+
+    code = "2D000"
+
+
 class DatabaseError(HistorySearchError):
     """Any other database error (connection lost, serialization failure, privilege…).
 
@@ -129,6 +145,9 @@ class DatabaseError(HistorySearchError):
 _BY_CODE: dict[str, type[HistorySearchError]] = {
     cls.code: cls for cls in (InvalidArgument, UnknownRun, NotFound, Conflict, DeliveryBlocked)
 }
+# Not an HS code: PostgreSQL's "invalid transaction termination", which only
+# the committing procedure history.search_history can raise on this surface.
+_BY_CODE[SearchInTransaction.code] = SearchInTransaction
 
 
 def translate(exc: BaseException) -> BaseException:
@@ -144,8 +163,10 @@ def translate(exc: BaseException) -> BaseException:
     sqlstate = diag.sqlstate or getattr(exc, "sqlstate", None)
     message = diag.message_primary or str(exc).strip() or type(exc).__name__
     fields = {"sqlstate": sqlstate, "detail": diag.message_detail, "hint": diag.message_hint}
+    if sqlstate in _BY_CODE:
+        return _BY_CODE[sqlstate](message, **fields)
     if sqlstate and sqlstate.startswith("HS"):
-        return _BY_CODE.get(sqlstate, HistorySearchError)(message, **fields)
+        return HistorySearchError(message, **fields)
     return DatabaseError(message, **fields)
 
 

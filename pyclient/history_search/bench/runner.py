@@ -44,7 +44,8 @@ RUN_REUSE = 8
 
 # --------------------------------------------------------------------------- SQL
 
-_F_SQL = "SELECT * FROM history.search_history(%(run)s, %(q)s)"
+# The committing procedure, as a client calls it (autocommit): search, commit the audit, hits.
+_F_SQL = "CALL history.search_history(%(run)s, %(q)s)"
 
 # The run's parameters, shared by B1, P1 and P2.
 _RUN_CTES = """
