@@ -11,7 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 from . import __version__
 
@@ -29,13 +34,13 @@ def _add_dsn(parser: argparse.ArgumentParser) -> None:
 def _require_dsn(args: argparse.Namespace) -> str:
     if not args.dsn:
         raise SystemExit(f"history-search {args.command}: no database given: pass --dsn URL or set {DSN_ENV}")
-    return args.dsn
+    return str(args.dsn)
 
 
 # -- migrate -------------------------------------------------------------------
 
 
-def add_migrate(sub: argparse._SubParsersAction) -> None:
+def add_migrate(sub: Subparsers) -> None:
     p = sub.add_parser("migrate", help="apply every pending migration (sqitch plan, applied with yoyo)",
                        description="Apply every pending change of the sqitch plan with yoyo. "
                                    "Running it again changes nothing.")
@@ -66,7 +71,7 @@ def run_migrate(args: argparse.Namespace) -> int:
 # -- demo ----------------------------------------------------------------------
 
 
-def add_demo(sub: argparse._SubParsersAction) -> None:
+def add_demo(sub: Subparsers) -> None:
     p = sub.add_parser("demo", help="run an agent turn against a throwaway local PostgreSQL",
                        description="Start a throwaway PostgreSQL from the local server binaries (or use --dsn), "
                                    "migrate, load a sample world and show an agent turn of searches, "
@@ -84,7 +89,7 @@ def run_demo(args: argparse.Namespace) -> int:
 # -- search --------------------------------------------------------------------
 
 
-def add_search(sub: argparse._SubParsersAction) -> None:
+def add_search(sub: Subparsers) -> None:
     p = sub.add_parser("search", help="search as a run (needs the run token from begin_run)",
                        description="Call history.search_history for a run token and print the hits.")
     _add_dsn(p)
@@ -125,7 +130,7 @@ def run_search(args: argparse.Namespace) -> int:
 # -- audit ---------------------------------------------------------------------
 
 
-def add_audit(sub: argparse._SubParsersAction) -> None:
+def add_audit(sub: Subparsers) -> None:
     p = sub.add_parser("audit", help="recent search events (history.search_audit)",
                        description="List recent search events from history.search_audit. "
                                    "Needs a login with history_auditor.")
@@ -175,7 +180,7 @@ def run_audit(args: argparse.Namespace) -> int:
 # -- verify-digest -------------------------------------------------------------
 
 
-def add_verify_digest(sub: argparse._SubParsersAction) -> None:
+def add_verify_digest(sub: Subparsers) -> None:
     p = sub.add_parser("verify-digest", help="did this query text produce a search event?",
                        description="Call history.verify_query_digest: prints true or false (exit 0 or 1).")
     _add_dsn(p)
@@ -188,7 +193,8 @@ def run_verify_digest(args: argparse.Namespace) -> int:
     import psycopg
 
     with psycopg.connect(_require_dsn(args), autocommit=True) as conn:
-        ok = conn.execute("SELECT history.verify_query_digest(%s::uuid, %s)", (args.event, args.query)).fetchone()[0]
+        row = conn.execute("SELECT history.verify_query_digest(%s::uuid, %s)", (args.event, args.query)).fetchone()
+        ok = bool(row and row[0])
     print("true" if ok else "false")
     return 0 if ok else 1
 
@@ -196,7 +202,7 @@ def run_verify_digest(args: argparse.Namespace) -> int:
 # -- bench ---------------------------------------------------------------------
 
 
-def add_bench(sub: argparse._SubParsersAction) -> None:
+def add_bench(sub: Subparsers) -> None:
     from .bench import add_arguments
 
     p = sub.add_parser("bench", help="benchmark search_history against its floor and peers' query shapes",
@@ -214,7 +220,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 # -- the parser ------------------------------------------------------------------
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_migrate, add_demo, add_search, add_audit, add_verify_digest, add_bench,
 ]
 

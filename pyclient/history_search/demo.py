@@ -29,7 +29,7 @@ import sys
 import textwrap
 import time
 from datetime import datetime, timedelta, timezone
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 import psycopg
 
@@ -233,12 +233,12 @@ def _print_hit(say: _Out, w: World, rank: int, h: SearchHit, reasons: bool) -> N
 EXCLUSIONS = ["speaker", "time", "perspective", "audience", "lineage", "alive", "in_context", "budget"]
 
 
-def _exclusions(row: dict) -> str:
+def _exclusions(row: dict[str, Any]) -> str:
     parts = [f"{k} {row[f'excluded_{k}']}" for k in EXCLUSIONS if row.get(f"excluded_{k}")]
     return ", ".join(parts) if parts else "none"
 
 
-def _audit_table(say: _Out, rows: list[dict]) -> None:
+def _audit_table(say: _Out, rows: list[dict[str, Any]]) -> None:
     header = (f"  {'searched_at':<15} {'speaker':<9} {'lim':>3} {'hits':>4} {'sel':>4} {'used':>4} {'left':>4} "
               f"{'status':<23} {'digest':<12} excluded (first rule failed)")
     say(header)

@@ -32,7 +32,7 @@ import json
 import math
 import re
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .client import AsyncSearch, Search
 from .errors import DatabaseError, HistorySearchError
@@ -215,7 +215,7 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
 
-    def attempt(name: str, fn) -> None:
+    def attempt(name: str, fn: Callable[[], Any]) -> None:
         try:
             value = fn()
         except ToolArgumentError as exc:
@@ -242,7 +242,7 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
                 f"speaker must be one of {', '.join(SPEAKERS)}, got {_short(value)}")
         return value
 
-    def time(name: str):
+    def time(name: str) -> Callable[[], datetime | None]:
         def parse() -> datetime | None:
             value = args.get(name)
             return None if value is None else _parse_time(name, value)
