@@ -21,7 +21,7 @@ from .errors import (Conflict, DatabaseError, DeliveryBlocked, HistorySearchErro
 from .models import DeliveryProblem, Neighbour, RankingReasons, SearchHit, SearchResult
 from .prompt import to_prompt
 from .tool import (TOOL_DESCRIPTION, TOOL_NAME, ToolArgumentError, acall_tool, anthropic_tool, call_tool,
-                   openai_tool, tool_schema)
+                   mcp_tool, openai_responses_tool, openai_tool, tool_schema)
 
 __all__ = [
     "TOOL_DESCRIPTION",
@@ -49,6 +49,8 @@ __all__ = [
     "acall_tool",
     "anthropic_tool",
     "call_tool",
+    "mcp_tool",
+    "openai_responses_tool",
     "openai_tool",
     "to_prompt",
     "tool_schema",
