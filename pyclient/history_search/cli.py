@@ -127,6 +127,42 @@ def run_search(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- mcp -----------------------------------------------------------------------
+
+RUN_ENV = "HISTORY_SEARCH_RUN"
+
+
+def add_mcp(sub: Subparsers) -> None:
+    p = sub.add_parser("mcp", help="serve the search_history tool over MCP (stdio) for one run",
+                       description="Serve the search_history tool over MCP on stdin/stdout, bound to one run "
+                                   "(the host starts one server per agent turn, after begin_run; the model "
+                                   "never chooses the run). Needs the 'mcp' extra: "
+                                   "pip install 'history-search[mcp]'. A history_searcher login is enough.")
+    _add_dsn(p)
+    p.add_argument("--run", default=os.environ.get(RUN_ENV),
+                   help=f"run token (uuid) from history.begin_run (default: ${RUN_ENV})")
+    p.set_defaults(func=run_mcp)
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    import uuid
+
+    from .mcp_server import McpUnavailable, serve
+
+    dsn = _require_dsn(args)
+    if not args.run:
+        raise SystemExit(f"history-search mcp: no run given: pass --run TOKEN or set {RUN_ENV}")
+    try:
+        run = uuid.UUID(args.run)
+    except ValueError:
+        raise SystemExit(f"history-search mcp: run token {args.run[:64]!r} is not a uuid") from None
+    try:
+        serve(dsn, run)
+    except McpUnavailable as exc:
+        raise SystemExit(f"history-search mcp: {exc}") from None
+    return 0
+
+
 # -- audit ---------------------------------------------------------------------
 
 
@@ -221,7 +257,7 @@ def run_bench(args: argparse.Namespace) -> int:
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
-    add_migrate, add_demo, add_search, add_audit, add_verify_digest, add_bench,
+    add_migrate, add_demo, add_search, add_mcp, add_audit, add_verify_digest, add_bench,
 ]
 
 
