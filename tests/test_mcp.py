@@ -154,3 +154,41 @@ def test_run_and_dsn_from_the_environment_and_an_ended_run(db_dsn, runtime):
     assert ended.is_error
     data = payload(ended)
     assert data["code"] == "HS002" and "ended" in data["error"]
+
+
+def test_a_built_wheel_installed_outside_the_checkout_serves_mcp(tmp_path, db_dsn, runtime):
+    """The wheel carries py.typed and the MCP server; run from an install outside the repository."""
+    import shutil
+    import subprocess
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    src = tmp_path / "src"
+    src.mkdir()
+    for item in ("pyproject.toml", "setup.py", "README.md", "sqitch.plan", "sqitch.conf", "pyclient", "db"):
+        if (root / item).is_dir():
+            shutil.copytree(root / item, src / item, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "_sql"))
+        elif (root / item).exists():
+            shutil.copy2(root / item, src / item)
+    wheels = tmp_path / "wheels"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(wheels), str(src)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    (wheel,) = wheels.glob("history_search-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"history_search/py.typed", "history_search/mcp_server.py"} <= names
+    site = tmp_path / "site"
+    install = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+                              str(wheel)], capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr
+
+    run = runtime.begin_run("agent", "team", "alice", "q")
+    params = server_params(dsn=as_role(db_dsn, "history_searcher"), run=run, env={"PYTHONPATH": str(site)})
+    params.cwd = str(tmp_path)  # nowhere near the checkout
+
+    async def body(client: Any) -> Any:
+        return await client.call_tool("search_history", {"query": "launch", "limit": 1})
+
+    result = asyncio.run(session(params, body))
+    assert not result.is_error and len(payload(result)["hits"]) == 1
