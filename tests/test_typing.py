@@ -4,6 +4,7 @@ to ``Any`` for ``import history_search``)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def mypy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", *args],
+    # no cache: nothing is written into the checkout
+    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull, *args],
                           cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
