@@ -51,6 +51,11 @@ def test_demo_against_a_database(db_dsn):
     text = out.getvalue()
     check_output(text)
     assert "runtime as history_runtime, model-side search as history_searcher, auditor as history_auditor" in text
+    # it says up front that it writes sample data into this database, and that the data stays
+    name = db_dsn.rsplit("/", 1)[1].split("?")[0]
+    assert re.search(rf"NOTE: this writes sample data into database {name} and leaves it there: .*"
+                     r"ids starting 'acme-[0-9a-f]{4}:'", text)
+    assert re.search(rf"The sample data \(ids starting 'acme-[0-9a-f]{{4}}:'\) is still in database {name}\.", text)
     # a second run in the same database does not collide (fresh id prefix)
     again = io.StringIO()
     assert run_demo(db_dsn, out=again) == 0

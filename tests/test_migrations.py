@@ -141,7 +141,7 @@ def test_cli_migrate_reports_an_unreachable_database_in_one_line(make_database):
     dsn = make_database()
     bad = dsn.rsplit("/", 1)[0] + "/no_such_database_here"
     proc = subprocess.run([*history_search_command(), "migrate", "--dsn", bad], capture_output=True, text=True)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # EXIT_ERROR (history_search.cli.EXIT_CODES)
     assert "no_such_database_here" in proc.stderr
     assert "Traceback" not in proc.stderr
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from history_search.client import Runtime, Search
 from history_search.models import Neighbour, RankingReasons, SearchHit, SearchResult
 from history_search.prompt import to_prompt
-from history_search.tool import (anthropic_tool, call_tool, openai_tool, parse_arguments, tool_schema,
-                                 ToolArgumentError)
+from history_search.tool import (ToolArgumentError, anthropic_tool, call_tool, mcp_tool, openai_responses_tool,
+                                 openai_tool, parse_arguments, tool_schema)
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -66,9 +66,166 @@ def test_schema_has_exactly_the_model_supplied_properties():
 def test_tool_definitions_wrap_the_schema():
     o = openai_tool()
     assert o["type"] == "function" and o["function"]["name"] == "search_history"
-    assert o["function"]["parameters"] == tool_schema()
+    assert o["function"]["parameters"] == tool_schema() and o["function"]["strict"] is False
+    r = openai_responses_tool()
+    assert (r["type"], r["name"], r["parameters"], r["strict"]) == ("function", "search_history", tool_schema(), False)
     a = anthropic_tool()
     assert a["name"] == "search_history" and a["input_schema"] == tool_schema() and a["description"]
+    m = mcp_tool()
+    assert m["name"] == "search_history" and m["inputSchema"] == tool_schema() and m["description"]
+    for strict_tool in (openai_tool(strict=True)["function"], openai_responses_tool(strict=True)):
+        assert strict_tool["strict"] is True and strict_tool["parameters"] == tool_schema(strict=True)
+    assert anthropic_tool(strict=True)["strict"] is True
+    assert anthropic_tool(strict=True)["input_schema"] == tool_schema(strict=True)
+
+
+def walk_objects(schema):
+    """Every object schema in ``schema`` (itself and nested)."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "properties" in schema:
+            yield schema
+        for value in schema.values():
+            yield from walk_objects(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from walk_objects(value)
+
+
+def test_strict_schema_requires_everything_and_makes_the_optional_nullable():
+    loose, strict = tool_schema(), tool_schema(strict=True)
+    assert set(strict["properties"]) == set(loose["properties"])
+    for obj in walk_objects(strict):
+        assert obj["additionalProperties"] is False
+        assert sorted(obj["required"]) == sorted(obj["properties"])
+    assert "default" not in json.dumps(strict)  # strict mode takes no defaults; the descriptions say them
+    p = strict["properties"]
+    assert p["query"]["type"] == "string"  # the one required argument stays non-null
+    for name in ("speaker", "after", "before", "limit"):
+        assert p[name]["type"] == [loose["properties"][name]["type"], "null"], name
+        assert "null means" in p[name]["description"]
+    assert p["speaker"]["enum"] == ["anyone", "requester", "you", None]
+    assert (p["limit"]["minimum"], p["limit"]["maximum"]) == (1, 20)
+
+
+def test_schemas_are_valid_json_schema_and_accept_what_call_tool_accepts():
+    from jsonschema import Draft202012Validator
+
+    for schema in (tool_schema(), tool_schema(strict=True)):
+        Draft202012Validator.check_schema(schema)
+    strict = Draft202012Validator(tool_schema(strict=True), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    loose = Draft202012Validator(tool_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    all_null = {"query": "launch", "speaker": None, "after": None, "before": None, "limit": None}
+    full = {"query": "launch", "speaker": "you", "after": "2026-03-01T09:00:00Z",
+            "before": "2026-03-02T09:00:00+02:00", "limit": 3}
+    for args in (all_null, full):
+        strict.validate(args)
+        parse_arguments(args)  # and call_tool takes it
+    loose.validate(full)
+    loose.validate({"query": "launch"})
+    assert not strict.is_valid({"query": "launch"})  # strict: every key present
+    assert not strict.is_valid({**all_null, "query": None})
+    assert not strict.is_valid({**all_null, "speaker": "me"})
+    assert not strict.is_valid({**all_null, "extra": 1})
+    assert not loose.is_valid({"query": "launch", "limit": None})  # loose: null is not in the schema…
+    assert parse_arguments({"query": "launch", "limit": None}) == {"query": "launch"}  # …but call_tool takes it
+
+
+# The SDKs' own types, validated offline with pydantic in strict mode (no coercion): an extra
+# key would be dropped by validation (so the output must equal the input), a missing or
+# mistyped one is an error.
+def sdk_validate(typed_dict, value):
+    from pydantic import TypeAdapter
+
+    validated = TypeAdapter(typed_dict).validate_python(value, strict=True)
+    assert validated == value, "the SDK type dropped or changed something"
+    return validated
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_openai_chat_completions_shape_is_the_sdks(strict):
+    from openai.lib._parsing._completions import validate_input_tools
+    from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionToolUnionParam
+
+    tool = openai_tool(strict=strict)
+    sdk_validate(ChatCompletionFunctionToolParam, tool)
+    sdk_validate(ChatCompletionToolUnionParam, tool)
+    if strict:  # the SDK's own check before it auto-parses tool calls: only strict function tools
+        assert validate_input_tools([tool]) == [tool]
+    else:
+        with pytest.raises(ValueError, match="is not strict"):
+            validate_input_tools([tool])
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_openai_responses_shape_is_the_sdks(strict):
+    from openai.types.responses import FunctionToolParam, ToolParam
+    from pydantic import TypeAdapter, ValidationError
+
+    tool = openai_responses_tool(strict=strict)
+    sdk_validate(FunctionToolParam, tool)
+    sdk_validate(ToolParam, tool)
+    with pytest.raises(ValidationError):  # the Chat Completions shape is not a Responses tool
+        TypeAdapter(FunctionToolParam).validate_python(openai_tool(strict=strict), strict=True)
+
+
+def test_strict_schema_is_what_the_openai_sdk_makes_strict():
+    # The SDK's own strictifier (used by openai.pydantic_function_tool) leaves it unchanged…
+    import copy
+
+    from openai.lib._pydantic import _ensure_strict_json_schema
+
+    strict = tool_schema(strict=True)
+    assert _ensure_strict_json_schema(copy.deepcopy(strict), path=(), root=strict) == strict
+    # …and the SDK's strict tool for the same arguments as a pydantic model agrees on what is
+    # required and what may be null.
+    from typing import Literal, Optional
+
+    import openai
+    from pydantic import BaseModel, Field
+
+    class SearchHistory(BaseModel):
+        query: str
+        speaker: Optional[Literal["anyone", "requester", "you"]] = None
+        after: Optional[datetime] = None
+        before: Optional[datetime] = None
+        limit: Optional[int] = Field(None, ge=1, le=20)
+
+    sdk = openai.pydantic_function_tool(SearchHistory, name="search_history")["function"]
+    assert sdk["strict"] is True
+    params = sdk["parameters"]
+    assert params["required"] == strict["required"] and params["additionalProperties"] is False
+
+    def nullable(prop):
+        types = [v.get("type") for v in prop.get("anyOf", [prop])]
+        return "null" in types or (isinstance(prop.get("type"), list) and "null" in prop["type"])
+
+    for name in strict["properties"]:
+        assert nullable(params["properties"][name]) == nullable(strict["properties"][name]), name
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_anthropic_shape_is_the_sdks(strict):
+    from anthropic.types import ToolParam, ToolUnionParam
+    from pydantic import ValidationError
+
+    tool = anthropic_tool(strict=strict)
+    sdk_validate(ToolParam, tool)
+    sdk_validate(ToolUnionParam, tool)
+    with pytest.raises(ValidationError):  # nor is the MCP shape an Anthropic tool
+        sdk_validate(ToolParam, mcp_tool(strict=strict))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_mcp_shape_is_the_sdks(strict):
+    import mcp.types
+    from pydantic import ValidationError
+
+    # as the wire shape (camelCase aliases only: an Anthropic-style input_schema would not do)
+    tool = mcp.types.Tool.model_validate(mcp_tool(strict=strict), strict=True, by_alias=True, by_name=False)
+    assert tool.name == "search_history" and tool.input_schema == tool_schema(strict=strict)
+    assert tool.model_dump(by_alias=True, exclude_none=True) == mcp_tool(strict=strict)
+    with pytest.raises(ValidationError):
+        mcp.types.Tool.model_validate(anthropic_tool(strict=strict), strict=True, by_alias=True, by_name=False)
 
 
 # --------------------------------------------------------------------------
@@ -101,6 +258,14 @@ def test_valid_arguments_as_json_string_and_dict(search):
 def test_nulls_mean_not_given(search):
     result = call_tool(search, {"query": "launch", "speaker": None, "after": None, "before": None, "limit": None})
     assert result["status"] == "ok" and len(result["hits"]) == 6
+
+
+def test_strict_mode_arguments_search(search):
+    """What a model in strict mode sends: every key, null for the ones it does not use."""
+    raw = json.dumps({"query": "launch", "speaker": "requester", "after": None, "before": None, "limit": 2})
+    result = call_tool(search, raw)
+    assert result["status"] == "ok" and len(result["hits"]) == 2
+    assert {h["speaker_id"] for h in result["hits"]} == {"alice"}
 
 
 BAD = [

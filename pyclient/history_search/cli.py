@@ -4,6 +4,12 @@ Each subcommand is one ``add_<name>(subparsers)`` function that registers its
 parser and sets ``func`` to a handler taking the parsed arguments and returning
 an exit code. To add a subcommand, write its two functions and list its
 ``add_<name>`` in ``SUBCOMMANDS``.
+
+No input and no environment makes it print a traceback: a bad argument, an
+unreachable or refusing database, a missing PostgreSQL installation — each is
+one line on stderr, ``history-search <command>: <what is wrong>``, and a
+non-zero exit (:data:`EXIT_CODES`). ``HISTORY_SEARCH_DEBUG=1`` shows the
+traceback of an unexpected error.
 """
 
 from __future__ import annotations
@@ -11,11 +17,46 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
+
+if TYPE_CHECKING:
+    import uuid
+    from typing import TypeAlias
+
+    Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 
 from . import __version__
 
 DSN_ENV = "HISTORY_SEARCH_DSN"
+RUN_ENV = "HISTORY_SEARCH_RUN"
+DEBUG_ENV = "HISTORY_SEARCH_DEBUG"
+
+EXIT_OK = 0
+EXIT_NO_MATCH = 1  # verify-digest: the query did not produce the event
+EXIT_ERROR = 2  # bad arguments or input, the database refused or could not be reached, no PostgreSQL
+EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_BROKEN_PIPE = 141  # stdout closed early (… | head): 128 + SIGPIPE, silently, as other Unix tools
+
+EXIT_CODES = {
+    EXIT_OK: "success (verify-digest: the query matches the event)",
+    EXIT_NO_MATCH: "verify-digest only: the query does not match the event",
+    EXIT_ERROR: "error: bad arguments or input, database error or unreachable, missing PostgreSQL or "
+                "MCP SDK (one line on stderr)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "stdout was closed before the output was written (e.g. piped into head)",
+}
+
+
+class CliError(Exception):
+    """A one-line error for stderr; ``main`` prefixes the command and exits with ``EXIT_ERROR``."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _add_dsn(parser: argparse.ArgumentParser) -> None:
@@ -28,14 +69,52 @@ def _add_dsn(parser: argparse.ArgumentParser) -> None:
 
 def _require_dsn(args: argparse.Namespace) -> str:
     if not args.dsn:
-        raise SystemExit(f"history-search {args.command}: no database given: pass --dsn URL or set {DSN_ENV}")
-    return args.dsn
+        raise CliError(f"no database given: pass --dsn URL or set {DSN_ENV}")
+    return str(args.dsn)
+
+
+def _uuid(what: str) -> Callable[[str], "uuid.UUID"]:
+    """An argparse type: a uuid, or a one-line error naming the value."""
+    def parse(text: str) -> "uuid.UUID":
+        import uuid
+
+        try:
+            return uuid.UUID(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} {text[:64]!r} is not a uuid") from None
+    return parse
+
+
+def _timestamp(text: str) -> datetime:
+    """An argparse type: an RFC 3339 time with a time zone (as the tool takes it)."""
+    from .tool import ToolArgumentError, _parse_time
+
+    try:
+        return _parse_time("time", text)
+    except ToolArgumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:32]!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _connect(args: argparse.Namespace, **kwargs: Any) -> Any:
+    import psycopg
+
+    return psycopg.connect(_require_dsn(args), autocommit=True, **kwargs)
 
 
 # -- migrate -------------------------------------------------------------------
 
 
-def add_migrate(sub: argparse._SubParsersAction) -> None:
+def add_migrate(sub: Subparsers) -> None:
     p = sub.add_parser("migrate", help="apply every pending migration (sqitch plan, applied with yoyo)",
                        description="Apply every pending change of the sqitch plan with yoyo. "
                                    "Running it again changes nothing.")
@@ -66,12 +145,15 @@ def run_migrate(args: argparse.Namespace) -> int:
 # -- demo ----------------------------------------------------------------------
 
 
-def add_demo(sub: argparse._SubParsersAction) -> None:
+def add_demo(sub: Subparsers) -> None:
     p = sub.add_parser("demo", help="run an agent turn against a throwaway local PostgreSQL",
                        description="Start a throwaway PostgreSQL from the local server binaries (or use --dsn), "
                                    "migrate, load a sample world and show an agent turn of searches, "
-                                   "the audit a DBA sees, and a blocked delivery.")
-    p.add_argument("--dsn", default=None, help="use this database instead of a throwaway server")
+                                   "the audit a DBA sees, and a blocked delivery. The server binaries are "
+                                   "found on PATH, under /usr/lib/postgresql, or in $HISTORY_SEARCH_PG_BINDIR.")
+    p.add_argument("--dsn", default=None,
+                   help="use this database instead of a throwaway server: it is migrated, and the sample "
+                        "data (ids starting 'acme-xxxx:') is written into it and left there")
     p.set_defaults(func=run_demo)
 
 
@@ -81,59 +163,132 @@ def run_demo(args: argparse.Namespace) -> int:
     return demo(args.dsn)
 
 
+# -- begin-run / end-run -------------------------------------------------------
+
+
+def add_begin_run(sub: Subparsers) -> None:
+    p = sub.add_parser("begin-run", help="start an agent turn (history.begin_run); prints the run token",
+                       description="Call history.begin_run and print the run token, for `search`, `mcp` or "
+                                   "an agent host. Needs a login with history_runtime. "
+                                   "Example: RUN=$(history-search begin-run agent-1 team alice msg-42)")
+    _add_dsn(p)
+    p.add_argument("agent", help="the agent account id")
+    p.add_argument("conversation", help="the destination conversation id")
+    p.add_argument("requester", help="the account the agent is answering")
+    p.add_argument("current_message", help="the message id being answered")
+    p.add_argument("--loaded", action="append", default=[], metavar="MESSAGE_ID",
+                   help="a message id already in the prompt (repeat for each)")
+    p.add_argument("--audience", action="append", default=None, metavar="ACCOUNT_ID",
+                   help="an account of the destination audience (repeat for each); "
+                        "default: the destination's open members, the agent excepted")
+    p.set_defaults(func=run_begin_run)
+
+
+def run_begin_run(args: argparse.Namespace) -> int:
+    from .client import Runtime
+
+    with _connect(args) as conn:
+        run = Runtime(conn).begin_run(args.agent, args.conversation, args.requester, args.current_message,
+                                      args.loaded, args.audience)
+    print(run)
+    return EXIT_OK
+
+
+def add_end_run(sub: Subparsers) -> None:
+    p = sub.add_parser("end-run", help="end a run without a reply (history.end_run)",
+                       description="Call history.end_run: the run token stops working. "
+                                   "Needs a login with history_runtime.")
+    _add_dsn(p)
+    p.add_argument("run", type=_uuid("run token"), help="the run token (uuid)")
+    p.set_defaults(func=run_end_run)
+
+
+def run_end_run(args: argparse.Namespace) -> int:
+    from .client import Runtime
+
+    with _connect(args) as conn:
+        Runtime(conn).end_run(args.run)
+    print(f"ended {args.run}")
+    return EXIT_OK
+
+
 # -- search --------------------------------------------------------------------
 
 
-def add_search(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("search", help="search as a run (needs the run token from begin_run)",
-                       description="Call history.search_history for a run token and print the hits.")
+def add_search(sub: Subparsers) -> None:
+    p = sub.add_parser("search", help="search as a run (needs the run token from begin-run)",
+                       description="Call history.search_history for a run token and print the hits "
+                                   "as the agent reads them (or --json). A history_searcher login is enough.")
     _add_dsn(p)
-    p.add_argument("--run", required=True, help="run token (uuid) from history.begin_run")
+    p.add_argument("--run", type=_uuid("run token"), default=os.environ.get(RUN_ENV),
+                   help=f"run token (uuid) from begin-run (default: ${RUN_ENV})")
     p.add_argument("query")
     p.add_argument("--speaker", default="anyone", choices=["anyone", "requester", "you"])
-    p.add_argument("--after", help="RFC 3339 time, inclusive")
-    p.add_argument("--before", help="RFC 3339 time, exclusive")
-    p.add_argument("--limit", type=int, default=8)
+    p.add_argument("--after", type=_timestamp, help="RFC 3339 time with a time zone, inclusive")
+    p.add_argument("--before", type=_timestamp, help="RFC 3339 time with a time zone, exclusive")
+    p.add_argument("--limit", type=_positive, default=8, help="hits at most (default 8, capped at 20)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run_search)
 
 
 def run_search(args: argparse.Namespace) -> int:
     import json
-    from datetime import datetime
-
-    import psycopg
 
     from .client import Search
-    from .errors import HistorySearchError
     from .prompt import to_prompt
 
-    when = {k: datetime.fromisoformat(v) if v else None for k, v in (("after", args.after), ("before", args.before))}
-    with psycopg.connect(_require_dsn(args), autocommit=True) as conn:
-        try:
-            result = Search(conn, args.run).search(args.query, speaker=args.speaker, limit=args.limit, **when)
-        except HistorySearchError as exc:
-            print(f"history-search search: {exc.sqlstate}: {exc.message}", file=sys.stderr)
-            return 2
+    if args.run is None:
+        raise CliError(f"no run given: pass --run TOKEN or set {RUN_ENV}")
+    with _connect(args) as conn:
+        result = Search(conn, args.run).search(args.query, speaker=args.speaker, after=args.after,
+                                               before=args.before, limit=args.limit)
     if args.json:
-        print(json.dumps(result.to_dict(), default=str, indent=2))
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
         print(to_prompt(result, max_chars=100_000))
-    return 0
+    return EXIT_OK
+
+
+# -- mcp -----------------------------------------------------------------------
+
+
+def add_mcp(sub: Subparsers) -> None:
+    p = sub.add_parser("mcp", help="serve the search_history tool over MCP (stdio) for one run",
+                       description="Serve the search_history tool over MCP on stdin/stdout, bound to one run "
+                                   "(the host starts one server per agent turn, after begin_run; the model "
+                                   "never chooses the run). Needs the 'mcp' extra: "
+                                   "pip install 'history-search[mcp]'. A history_searcher login is enough.")
+    _add_dsn(p)
+    p.add_argument("--run", type=_uuid("run token"), default=os.environ.get(RUN_ENV),
+                   help=f"run token (uuid) from begin-run (default: ${RUN_ENV})")
+    p.set_defaults(func=run_mcp)
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import McpUnavailable, serve
+
+    dsn = _require_dsn(args)
+    if args.run is None:
+        raise CliError(f"no run given: pass --run TOKEN or set {RUN_ENV}")
+    try:
+        serve(dsn, args.run)
+    except McpUnavailable as exc:
+        raise CliError(str(exc)) from None
+    return EXIT_OK
 
 
 # -- audit ---------------------------------------------------------------------
 
 
-def add_audit(sub: argparse._SubParsersAction) -> None:
+def add_audit(sub: Subparsers) -> None:
     p = sub.add_parser("audit", help="recent search events (history.search_audit)",
                        description="List recent search events from history.search_audit. "
                                    "Needs a login with history_auditor.")
     _add_dsn(p)
-    p.add_argument("--run", help="only this run token")
+    p.add_argument("--run", type=_uuid("run token"), help="only this run token")
     p.add_argument("--agent", help="only this agent account id")
-    p.add_argument("--since", help="only events at or after this RFC 3339 time")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--since", type=_timestamp, help="only events at or after this RFC 3339 time")
+    p.add_argument("--limit", type=_positive, default=20)
     p.add_argument("--json", action="store_true", help="print JSON rows")
     p.set_defaults(func=run_audit)
 
@@ -145,58 +300,49 @@ AUDIT_COLUMNS = ["searched_at", "agent_id", "run_id", "status", "hit_count", "se
 def run_audit(args: argparse.Namespace) -> int:
     import json
 
-    import psycopg
-    from psycopg.rows import dict_row
+    from .client import Auditor
 
-    where, params = [], {"limit": args.limit}
-    for column, value, name in (("run_id", args.run, "run"), ("agent_id", args.agent, "agent")):
-        if value:
-            where.append(f"{column} = %({name})s")
-            params[name] = value
-    if args.since:
-        where.append("searched_at >= %(since)s::timestamptz")
-        params["since"] = args.since
-    query = ("SELECT * FROM history.search_audit" + (" WHERE " + " AND ".join(where) if where else "")
-             + " ORDER BY searched_at DESC, search_event_id LIMIT %(limit)s")
-    with psycopg.connect(_require_dsn(args), autocommit=True, row_factory=dict_row) as conn:
-        rows = conn.execute(query, params).fetchall()
+    with _connect(args) as conn:
+        rows = Auditor(conn).search_events(run=args.run, agent_id=args.agent, since=args.since, limit=args.limit)
     if args.json:
         print(json.dumps(rows, default=str, indent=2))
-        return 0
+        return EXIT_OK
     table = [[str(r[c]) for c in AUDIT_COLUMNS] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in table]) for i, c in enumerate(AUDIT_COLUMNS)]
     print("  ".join(c.ljust(w) for c, w in zip(AUDIT_COLUMNS, widths)))
     for row in table:
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
     print(f"({len(rows)} events)")
-    return 0
+    return EXIT_OK
 
 
 # -- verify-digest -------------------------------------------------------------
 
 
-def add_verify_digest(sub: argparse._SubParsersAction) -> None:
+def add_verify_digest(sub: Subparsers) -> None:
     p = sub.add_parser("verify-digest", help="did this query text produce a search event?",
-                       description="Call history.verify_query_digest: prints true or false (exit 0 or 1).")
+                       description="Call history.verify_query_digest and print true or false. Exit status: "
+                                   "0 the query matches, 1 it does not, 2 error (bad event id, database error). "
+                                   "Needs a login with history_auditor.")
     _add_dsn(p)
-    p.add_argument("event", help="search_event_id")
+    p.add_argument("event", type=_uuid("search event id"), help="search_event_id")
     p.add_argument("query")
     p.set_defaults(func=run_verify_digest)
 
 
 def run_verify_digest(args: argparse.Namespace) -> int:
-    import psycopg
+    from .client import Auditor
 
-    with psycopg.connect(_require_dsn(args), autocommit=True) as conn:
-        ok = conn.execute("SELECT history.verify_query_digest(%s::uuid, %s)", (args.event, args.query)).fetchone()[0]
+    with _connect(args) as conn:
+        ok = Auditor(conn).verify_query_digest(args.event, args.query)
     print("true" if ok else "false")
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_NO_MATCH
 
 
 # -- bench ---------------------------------------------------------------------
 
 
-def add_bench(sub: argparse._SubParsersAction) -> None:
+def add_bench(sub: Subparsers) -> None:
     from .bench import add_arguments
 
     p = sub.add_parser("bench", help="benchmark search_history against its floor and peers' query shapes",
@@ -214,39 +360,69 @@ def run_bench(args: argparse.Namespace) -> int:
 
 # -- the parser ------------------------------------------------------------------
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_migrate, add_demo, add_search, add_audit, add_verify_digest, add_bench,
+SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
+    add_migrate, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit, add_verify_digest,
+    add_bench,
 ]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="history-search", description="Conversation-history search for AI agents, inside PostgreSQL."
+    parser = _Parser(
+        prog="history-search", description="Conversation-history search for AI agents, inside PostgreSQL.",
+        epilog="exit status: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     for add in SUBCOMMANDS:
         add(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line: the client's typed errors with their SQLSTATE, anything else as said."""
+    from .errors import HistorySearchError
+
+    if isinstance(exc, HistorySearchError):
+        text = f"[{exc.sqlstate}] {exc.message}" if exc.sqlstate else exc.message
+        if exc.hint:
+            text += f" (hint: {exc.hint})"
+    elif isinstance(exc, (CliError, OSError)) or type(exc).__module__.startswith(("psycopg", "history_search")):
+        text = str(exc)
+    else:
+        text = f"{type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 for the traceback)"
+    for note in getattr(exc, "__notes__", []):
+        text += f" ({note})"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush is silent."""
     try:
-        return int(args.func(args) or 0)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
     except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # one readable line, not a traceback, for operational errors
-        import psycopg
-
-        from .migrations import PlanError
-
-        if isinstance(exc, (psycopg.Error, PlanError)):
-            print(f"history-search {args.command}: {exc}", file=sys.stderr)
-            for note in getattr(exc, "__notes__", []):
-                print(f"  {note}", file=sys.stderr)
-            return 1
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except SystemExit:
         raise
+    except Exception as exc:  # one readable line, never a traceback
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"history-search {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

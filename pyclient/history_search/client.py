@@ -58,7 +58,8 @@ import contextlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Literal, Sequence, Union
+from typing import (Any, AsyncContextManager, AsyncIterator, Iterator, Callable, ContextManager, Generic, Iterable,
+                    Literal, Sequence, TypeVar, Union, overload)
 
 import psycopg
 from psycopg.pq import TransactionStatus
@@ -266,18 +267,35 @@ def _run_token(run: Any) -> uuid.UUID:
 # --------------------------------------------------------------------------
 
 
+T = TypeVar("T")
+
+
+def _nothing(rows: Any) -> None:
+    return None
+
+
 @dataclass(frozen=True)
-class _Op:
+class _Op(Generic[T]):
+    """One call: the QUERIES entry, its parameters, and how to read the answer.
+
+    ``decode`` gets the row (``fetch='one'``), the rows (``'all'``) or None (``'none'``).
+    """
+
     name: str
     params: dict[str, Any]
-    fetch: Literal["none", "one", "all"] = "none"
-    decode: Callable[[Any], Any] = lambda rows: None
+    fetch: Literal["none", "one", "all"]
+    decode: Callable[[Any], T]
     #: the SQL commits by itself (the search procedure): run it in autocommit
     commits: bool = False
 
 
+@overload
+def _op(name: str, fetch: Literal["none"] = "none", **params: Any) -> _Op[None]: ...
+@overload
+def _op(name: str, fetch: Literal["one", "all"], decode: Callable[[Any], T], commits: bool = False,
+        **params: Any) -> _Op[T]: ...
 def _op(name: str, fetch: Literal["none", "one", "all"] = "none",
-        decode: Callable[[Any], Any] = lambda rows: None, commits: bool = False, **params: Any) -> _Op:
+        decode: Callable[[Any], Any] = _nothing, commits: bool = False, **params: Any) -> _Op[Any]:
     return _Op(name, {k: _check_value(k, v) for k, v in params.items()}, fetch, decode, commits)
 
 
@@ -294,13 +312,13 @@ def _register_info(conn: Any, info: CompositeInfo | None, name: str) -> None:
     register_composite(info, conn, factory=lambda *values: dict(zip(fields, values)))
 
 
-def _register_result_types(conn: psycopg.Connection) -> None:
+def _register_result_types(conn: "psycopg.Connection[Any]") -> None:
     for name in _RESULT_TYPES:
         if conn.adapters.types.get(name) is None:
             _register_info(conn, CompositeInfo.fetch(conn, name), name)
 
 
-async def _aregister_result_types(conn: psycopg.AsyncConnection) -> None:
+async def _aregister_result_types(conn: "psycopg.AsyncConnection[Any]") -> None:
     for name in _RESULT_TYPES:
         if conn.adapters.types.get(name) is None:
             _register_info(conn, await CompositeInfo.fetch(conn, name), name)
@@ -314,7 +332,7 @@ def _require_no_transaction(conn: Any) -> None:
 
 
 @contextlib.contextmanager
-def _autocommit(conn: psycopg.Connection) -> Any:
+def _autocommit(conn: "psycopg.Connection[Any]") -> Iterator[None]:
     """``conn`` in autocommit for one call (it has no open transaction), then as it was."""
     _require_no_transaction(conn)
     if conn.autocommit or conn.closed:  # a closed one fails in execute, with the driver's error
@@ -328,7 +346,7 @@ def _autocommit(conn: psycopg.Connection) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def _aautocommit(conn: psycopg.AsyncConnection) -> Any:
+async def _aautocommit(conn: "psycopg.AsyncConnection[Any]") -> AsyncIterator[None]:
     _require_no_transaction(conn)
     if conn.autocommit or conn.closed:
         yield
@@ -344,11 +362,24 @@ def _decode_search(row: dict[str, Any]) -> SearchResult:
     return SearchResult.from_dict(row["result"])
 
 
+def _decode_run(row: dict[str, Any]) -> uuid.UUID:
+    run = row["run"]
+    return run if isinstance(run, uuid.UUID) else uuid.UUID(str(run))
+
+
+def _decode_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return list(rows)
+
+
+def _decode_matches(row: dict[str, Any]) -> bool:
+    return bool(row["matches"])
+
+
 def _decode_problems(rows: list[dict[str, Any]]) -> list[DeliveryProblem]:
     return [DeliveryProblem.from_dict(r) for r in rows]
 
 
-def _search_op(run: uuid.UUID, query: Any, speaker: Any, after: Any, before: Any, limit: Any) -> _Op:
+def _search_op(run: uuid.UUID, query: Any, speaker: Any, after: Any, before: Any, limit: Any) -> _Op[SearchResult]:
     _text("query", query)
     _text("speaker", speaker, optional=True)
     _time("after", after, optional=True)
@@ -363,54 +394,56 @@ class _Ops:
     """Builders of every operation, shared by the sync and async classes."""
 
     @staticmethod
-    def upsert_account(account_id, kind, display_name):
+    def upsert_account(account_id: Any, kind: Any, display_name: Any) -> _Op[None]:
         return _op("upsert_account", account_id=_text("account_id", account_id), kind=_text("kind", kind),
                    display_name=_text("display_name", display_name, optional=True))
 
     @staticmethod
-    def upsert_conversation(conversation_id, kind, title):
+    def upsert_conversation(conversation_id: Any, kind: Any, title: Any) -> _Op[None]:
         return _op("upsert_conversation", conversation_id=_text("conversation_id", conversation_id),
                    kind=_text("kind", kind), title=_text("title", title, optional=True))
 
     @staticmethod
-    def add_member(conversation_id, account_id, since):
+    def add_member(conversation_id: Any, account_id: Any, since: Any) -> _Op[None]:
         return _op("add_member", conversation_id=_text("conversation_id", conversation_id),
                    account_id=_text("account_id", account_id), since=_time("since", since))
 
     @staticmethod
-    def remove_member(conversation_id, account_id, until):
+    def remove_member(conversation_id: Any, account_id: Any, until: Any) -> _Op[None]:
         return _op("remove_member", conversation_id=_text("conversation_id", conversation_id),
                    account_id=_text("account_id", account_id), until=_time("until", until))
 
     @staticmethod
-    def post_message(message_id, conversation_id, author_id, body, sent_at, sources):
+    def post_message(message_id: Any, conversation_id: Any, author_id: Any, body: Any, sent_at: Any,
+                     sources: Any) -> _Op[None]:
         return _op("post_message", message_id=_text("message_id", message_id),
                    conversation_id=_text("conversation_id", conversation_id),
                    author_id=_text("author_id", author_id), body=_text("body", body),
                    sent_at=_time("sent_at", sent_at), sources=_texts("sources", sources))
 
     @staticmethod
-    def edit_message(message_id, body, at):
+    def edit_message(message_id: Any, body: Any, at: Any) -> _Op[None]:
         return _op("edit_message", message_id=_text("message_id", message_id), body=_text("body", body),
                    at=_time("at", at))
 
     @staticmethod
-    def delete_message(message_id, at):
+    def delete_message(message_id: Any, at: Any) -> _Op[None]:
         return _op("delete_message", message_id=_text("message_id", message_id), at=_time("at", at))
 
     @staticmethod
-    def link_identity(proof_id, account_a, account_b, verified_at):
+    def link_identity(proof_id: Any, account_a: Any, account_b: Any, verified_at: Any) -> _Op[None]:
         return _op("link_identity", proof_id=_text("proof_id", proof_id),
                    account_a=_text("account_a", account_a), account_b=_text("account_b", account_b),
                    verified_at=_time("verified_at", verified_at))
 
     @staticmethod
-    def revoke_proof(proof_id, at):
+    def revoke_proof(proof_id: Any, at: Any) -> _Op[None]:
         return _op("revoke_proof", proof_id=_text("proof_id", proof_id), at=_time("at", at))
 
     @staticmethod
-    def begin_run(agent_id, conversation_id, requester_id, current_message_id, loaded_message_ids, audience):
-        return _op("begin_run", "one", lambda row: row["run"],
+    def begin_run(agent_id: Any, conversation_id: Any, requester_id: Any, current_message_id: Any,
+                  loaded_message_ids: Any, audience: Any) -> _Op[uuid.UUID]:
+        return _op("begin_run", "one", _decode_run,
                    agent_id=_text("agent_id", agent_id),
                    conversation_id=_text("conversation_id", conversation_id),
                    requester_id=_text("requester_id", requester_id),
@@ -419,23 +452,24 @@ class _Ops:
                    audience=_texts("audience", audience, optional=True))
 
     @staticmethod
-    def end_run(run):
+    def end_run(run: Any) -> _Op[None]:
         return _op("end_run", run=_run_token(run))
 
     @staticmethod
-    def check_delivery(run):
+    def check_delivery(run: Any) -> _Op[list[DeliveryProblem]]:
         return _op("check_delivery", "all", _decode_problems, run=_run_token(run))
 
     @staticmethod
-    def record_reply(run, message_id, body, sent_at):
+    def record_reply(run: Any, message_id: Any, body: Any, sent_at: Any) -> _Op[None]:
         return _op("record_reply", run=_run_token(run), message_id=_text("message_id", message_id),
                    body=_text("body", body), sent_at=_time("sent_at", sent_at))
 
     @staticmethod
-    def search_events(run, agent_id, event, since, until, limit):
+    def search_events(run: Any, agent_id: Any, event: Any, since: Any, until: Any,
+                      limit: Any) -> _Op[list[dict[str, Any]]]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise InvalidArgument(f"limit must be a non-negative int, got {limit!r}")
-        return _op("search_events", "all", list,
+        return _op("search_events", "all", _decode_rows,
                    run=None if run is None else _run_token(run),
                    agent_id=_text("agent_id", agent_id, optional=True),
                    event=None if event is None else _event_id(event),
@@ -443,12 +477,12 @@ class _Ops:
                    limit=limit)
 
     @staticmethod
-    def search_event_messages(event):
-        return _op("search_event_messages", "all", list, event=_event_id(event))
+    def search_event_messages(event: Any) -> _Op[list[dict[str, Any]]]:
+        return _op("search_event_messages", "all", _decode_rows, event=_event_id(event))
 
     @staticmethod
-    def verify_query_digest(event, query):
-        return _op("verify_query_digest", "one", lambda row: bool(row["matches"]),
+    def verify_query_digest(event: Any, query: Any) -> _Op[bool]:
+        return _op("verify_query_digest", "one", _decode_matches,
                    event=_event_id(event), query=_text("query", query))
 
 
@@ -484,12 +518,12 @@ class _SyncBase:
             )
         self._source = source
 
-    def _connection(self):
+    def _connection(self) -> ContextManager[psycopg.Connection[Any]]:
         if isinstance(self._source, psycopg.Connection):
             return contextlib.nullcontext(self._source)
         return self._source.connection()
 
-    def _call(self, op: _Op) -> Any:
+    def _call(self, op: _Op[T]) -> T:
         with wrap_errors():  # outermost: a pool's commit on exit is translated too
             with self._connection() as conn, (_autocommit(conn) if op.commits else contextlib.nullcontext()):
                 if op.commits:
@@ -500,7 +534,7 @@ class _SyncBase:
                         return op.decode(cur.fetchone())
                     if op.fetch == "all":
                         return op.decode(cur.fetchall())
-                    return None
+                    return op.decode(None)
 
 
 class _AsyncBase:
@@ -512,12 +546,12 @@ class _AsyncBase:
             )
         self._source = source
 
-    def _connection(self):
+    def _connection(self) -> AsyncContextManager[psycopg.AsyncConnection[Any]]:
         if isinstance(self._source, psycopg.AsyncConnection):
             return contextlib.nullcontext(self._source)
         return self._source.connection()
 
-    async def _call(self, op: _Op) -> Any:
+    async def _call(self, op: _Op[T]) -> T:
         with wrap_errors():
             async with self._connection() as conn, (_aautocommit(conn) if op.commits else contextlib.nullcontext()):
                 if op.commits:
@@ -528,7 +562,7 @@ class _AsyncBase:
                         return op.decode(await cur.fetchone())
                     if op.fetch == "all":
                         return op.decode(await cur.fetchall())
-                    return None
+                    return op.decode(None)
 
 
 # --------------------------------------------------------------------------

@@ -93,7 +93,8 @@ def server_tool(name: str) -> str:
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class ThrowawayCluster:
@@ -313,7 +314,7 @@ class ThrowawayCluster:
     def __enter__(self) -> "ThrowawayCluster":
         return self.start()
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     def __repr__(self) -> str:

@@ -18,7 +18,8 @@ It connects three times, as the three client roles (``history_runtime``,
 ``history_searcher``, ``history_auditor``) when the login may ``SET ROLE`` to
 them (a superuser may), and otherwise as the login itself. Given a DSN, it
 writes into that database under a fresh id prefix (``acme-xxxx:``), so it can
-run again; it applies pending migrations there first unless ``migrate=False``.
+run again, and says so first: the sample data stays in that database. It
+applies pending migrations there first unless ``migrate=False``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import sys
 import textwrap
 import time
 from datetime import datetime, timedelta, timezone
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 import psycopg
 
@@ -233,12 +234,12 @@ def _print_hit(say: _Out, w: World, rank: int, h: SearchHit, reasons: bool) -> N
 EXCLUSIONS = ["speaker", "time", "perspective", "audience", "lineage", "alive", "in_context", "budget"]
 
 
-def _exclusions(row: dict) -> str:
+def _exclusions(row: dict[str, Any]) -> str:
     parts = [f"{k} {row[f'excluded_{k}']}" for k in EXCLUSIONS if row.get(f"excluded_{k}")]
     return ", ".join(parts) if parts else "none"
 
 
-def _audit_table(say: _Out, rows: list[dict]) -> None:
+def _audit_table(say: _Out, rows: list[dict[str, Any]]) -> None:
     header = (f"  {'searched_at':<15} {'speaker':<9} {'lim':>3} {'hits':>4} {'sel':>4} {'used':>4} {'left':>4} "
               f"{'status':<23} {'digest':<12} excluded (first rule failed)")
     say(header)
@@ -438,12 +439,28 @@ def run_demo(dsn: str | None = None, out: IO[str] | None = None, *, migrate: boo
         say()
         say(f"done in {time.monotonic() - started:.1f}s; the throwaway server is stopped and removed.")
         return 0
+    prefix = f"acme-{secrets.token_hex(2)}"
+    say(f"  NOTE: this writes sample data into {_database_name(dsn)} and leaves it there: accounts, "
+        f"conversations and messages with ids starting '{prefix}:', their runs, evidence and audit rows. "
+        "Use a scratch database.")
     if migrate:
         from .migrations import apply_migrations
 
         applied = apply_migrations(dsn)
         say(f"  migrations applied: {len(applied)}" if applied else "  database schema up to date")
-    _play(dsn, say, f"acme-{secrets.token_hex(2)}")
+    _play(dsn, say, prefix)
     say()
-    say(f"done in {time.monotonic() - started:.1f}s.")
+    say(f"done in {time.monotonic() - started:.1f}s. The sample data (ids starting '{prefix}:') "
+        f"is still in {_database_name(dsn)}.")
     return 0
+
+
+def _database_name(dsn: str) -> str:
+    """'database NAME' for a DSN, without its password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        name = conninfo_to_dict(dsn).get("dbname")
+    except psycopg.Error:
+        name = None
+    return f"database {name!s}" if name else "the database given"

@@ -26,6 +26,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
@@ -379,8 +380,8 @@ def yoyo_url(dsn: str) -> str:
     return f"postgresql+psycopg://{netloc}/{quote(dbname or '', safe='')}{query}"
 
 
-def _run_sql(sql: str, what: str):
-    def run(connection) -> None:
+def _run_sql(sql: str, what: str) -> Callable[[Any], None]:
+    def run(connection: Any) -> None:
         with connection.cursor() as cur:
             try:
                 cur.execute(sql)
@@ -392,8 +393,8 @@ def _run_sql(sql: str, what: str):
     return run
 
 
-def _run_verify(sql: str, what: str):
-    def run(connection) -> None:
+def _run_verify(sql: str, what: str) -> Callable[[Any], None]:
+    def run(connection: Any) -> None:
         with connection.cursor() as cur:
             cur.execute("SAVEPOINT history_search_verify")
             try:
@@ -408,7 +409,7 @@ def _run_verify(sql: str, what: str):
     return run
 
 
-def plan_migrations(root: str | os.PathLike[str] | None = None):
+def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
     """One yoyo migration per change of the plan under ``root`` (default: :func:`sql_root`)."""
     from yoyo.migrations import Migration, MigrationList, StepCollector
 
@@ -416,7 +417,7 @@ def plan_migrations(root: str | os.PathLike[str] | None = None):
     plan = read_plan(root / PLAN_FILE)
     top = root / TOP_DIR
 
-    class PlanMigration(Migration):
+    class PlanMigration(Migration):  # type: ignore[misc]  # yoyo ships no type information
         """A migration whose steps come from a sqitch change rather than a yoyo file."""
 
         def __init__(self, change: PlanChange, deploy: str, revert: str, verify: str):
@@ -426,7 +427,7 @@ def plan_migrations(root: str | os.PathLike[str] | None = None):
             self.source = deploy
             self._plan_depends: set[Migration] = set()
 
-        def load(self):
+        def load(self) -> None:
             if self.loaded:
                 return
             deploy, revert, verify = self._scripts
@@ -461,13 +462,13 @@ def plan_migrations(root: str | os.PathLike[str] | None = None):
     return MigrationList(migrations)
 
 
-def _backend(dsn: str):
+def _backend(dsn: str) -> Any:
     from yoyo import get_backend
 
     return get_backend(yoyo_url(dsn))
 
 
-def _close(backend) -> None:
+def _close(backend: Any) -> None:
     try:
         backend.connection.close()
     except Exception:  # pragma: no cover - closing is best effort

@@ -1,7 +1,7 @@
 """Frozen dataclasses for what the SQL surface returns.
 
 They are built **by field name** from the JSON form of the composite types
-(``to_jsonb(history.search_history(...))``): a key the client does not know is
+(the composite ``history.search_result`` loaded as dicts, or its ``to_jsonb``): a key the client does not know is
 ignored, so adding a field to ``history.search_result`` or
 ``history.search_hit`` (which the spec allows) never breaks it. A field the
 client expects but the server did not send is an error (a renamed field would

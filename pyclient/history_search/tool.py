@@ -5,8 +5,14 @@ model may choose: ``query``, ``speaker``, ``after``, ``before``, ``limit``. Who
 is asking, where the answer goes and who will read it are fixed by the runtime
 in the run, never by the model.
 
-:func:`openai_tool` and :func:`anthropic_tool` wrap it in those APIs' tool
-definition shapes.
+:func:`openai_tool` (Chat Completions), :func:`openai_responses_tool`
+(Responses API), :func:`anthropic_tool` (Messages API) and :func:`mcp_tool`
+(an MCP ``Tool``) wrap it in those APIs' tool definition shapes. With
+``strict=True`` they carry :func:`tool_schema`'s strict variant, the form
+OpenAI's (and Anthropic's) strict mode accepts: every property is listed in
+``required``, the optional ones are typed ``["…", "null"]`` (the model sends
+``null`` for "not given"), ``additionalProperties`` is false, and defaults are
+said in the descriptions instead of a ``default`` keyword.
 
 :func:`call_tool` takes the model's raw arguments (a JSON string or a dict),
 validates them against the schema, calls :meth:`Search.search` and returns a
@@ -32,7 +38,7 @@ import json
 import math
 import re
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .client import AsyncSearch, Search
 from .errors import DatabaseError, HistorySearchError
@@ -45,6 +51,8 @@ __all__ = [
     "anthropic_tool",
     "acall_tool",
     "call_tool",
+    "mcp_tool",
+    "openai_responses_tool",
     "openai_tool",
     "parse_arguments",
     "tool_schema",
@@ -65,55 +73,88 @@ LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 20, 8
 _PROPERTIES = ("query", "speaker", "after", "before", "limit")
 
 
-def tool_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of the tool's arguments."""
-    return {
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "Words to look for; any of them may match. Plain words, no operators.",
-            },
-            "speaker": {
-                "type": "string",
-                "enum": list(SPEAKERS),
-                "default": "anyone",
-                "description": "Whose messages: 'anyone', 'requester' (the person you are answering, "
-                               "including their linked accounts) or 'you' (your own earlier messages).",
-            },
-            "after": {
-                "type": "string",
-                "format": "date-time",
-                "description": "Only messages sent at or after this time (RFC 3339, with a time zone, "
-                               "e.g. 2026-05-01T09:30:00Z).",
-            },
-            "before": {
-                "type": "string",
-                "format": "date-time",
-                "description": "Only messages sent before this time (RFC 3339, with a time zone).",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": LIMIT_MIN,
-                "maximum": LIMIT_MAX,
-                "default": LIMIT_DEFAULT,
-                "description": "How many hits at most (each comes with its context messages).",
-            },
+def tool_schema(strict: bool = False) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the tool's arguments.
+
+    ``strict=True``: the variant for strict function calling — every property
+    required, the optional ones nullable (``null`` means "not given", which
+    :func:`call_tool` accepts), no ``default`` keywords.
+    """
+    properties: dict[str, dict[str, Any]] = {
+        "query": {
+            "type": "string",
+            "description": "Words to look for; any of them may match. Plain words, no operators.",
         },
-        "required": ["query"],
-        "additionalProperties": False,
+        "speaker": {
+            "type": "string",
+            "enum": list(SPEAKERS),
+            "default": "anyone",
+            "description": "Whose messages: 'anyone', 'requester' (the person you are answering, "
+                           "including their linked accounts) or 'you' (your own earlier messages).",
+        },
+        "after": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Only messages sent at or after this time (RFC 3339, with a time zone, "
+                           "e.g. 2026-05-01T09:30:00Z).",
+        },
+        "before": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Only messages sent before this time (RFC 3339, with a time zone).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": LIMIT_MIN,
+            "maximum": LIMIT_MAX,
+            "default": LIMIT_DEFAULT,
+            "description": "How many hits at most (each comes with its context messages).",
+        },
     }
+    if not strict:
+        return {"type": "object", "properties": properties, "required": ["query"], "additionalProperties": False}
+    not_given = {
+        "speaker": "null means anyone",
+        "after": "null means no lower bound",
+        "before": "null means no upper bound",
+        "limit": f"null means {LIMIT_DEFAULT}",
+    }
+    for name, note in not_given.items():
+        prop = properties[name]
+        prop.pop("default", None)
+        prop["type"] = [prop["type"], "null"]
+        if "enum" in prop:
+            prop["enum"] = [*prop["enum"], None]
+        prop["description"] = f"{prop['description']} ({note})"
+    return {"type": "object", "properties": properties, "required": list(_PROPERTIES),
+            "additionalProperties": False}
 
 
-def openai_tool() -> dict[str, Any]:
-    """The tool in OpenAI's Chat Completions ``tools`` shape."""
+def openai_tool(strict: bool = False) -> dict[str, Any]:
+    """The tool in OpenAI's Chat Completions ``tools`` shape (``{"type": "function", "function": {…}}``)."""
     return {"type": "function",
-            "function": {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": tool_schema()}}
+            "function": {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": tool_schema(strict),
+                         "strict": strict}}
 
 
-def anthropic_tool() -> dict[str, Any]:
-    """The tool in Anthropic's Messages API ``tools`` shape."""
-    return {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": tool_schema()}
+def openai_responses_tool(strict: bool = False) -> dict[str, Any]:
+    """The tool in OpenAI's Responses API ``tools`` shape (``name`` and ``parameters`` at the top level)."""
+    return {"type": "function", "name": TOOL_NAME, "description": TOOL_DESCRIPTION,
+            "parameters": tool_schema(strict), "strict": strict}
+
+
+def anthropic_tool(strict: bool = False) -> dict[str, Any]:
+    """The tool in Anthropic's Messages API ``tools`` shape (``input_schema``)."""
+    tool: dict[str, Any] = {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": tool_schema(strict)}
+    if strict:
+        tool["strict"] = True
+    return tool
+
+
+def mcp_tool(strict: bool = False) -> dict[str, Any]:
+    """The tool as an MCP ``Tool`` (``tools/list`` wire shape: ``inputSchema``)."""
+    return {"name": TOOL_NAME, "title": "Search conversation history", "description": TOOL_DESCRIPTION,
+            "inputSchema": tool_schema(strict)}
 
 
 # --------------------------------------------------------------------------
@@ -215,7 +256,7 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
 
-    def attempt(name: str, fn) -> None:
+    def attempt(name: str, fn: Callable[[], Any]) -> None:
         try:
             value = fn()
         except ToolArgumentError as exc:
@@ -242,7 +283,7 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
                 f"speaker must be one of {', '.join(SPEAKERS)}, got {_short(value)}")
         return value
 
-    def time(name: str):
+    def time(name: str) -> Callable[[], datetime | None]:
         def parse() -> datetime | None:
             value = args.get(name)
             return None if value is None else _parse_time(name, value)

@@ -33,7 +33,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import IO, Any, Callable, Iterable, Iterator
 
 UTC = dt.timezone.utc
 
@@ -83,7 +83,7 @@ class World:
     conversations: list[Conversation]
     big_channels: list[int]
     omniscient_agent: int
-    stats: dict = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
     # filled by load(): lexeme -> number of live messages containing it
     doc_freq: dict[str, int] = field(default_factory=dict)
 
@@ -172,8 +172,8 @@ def build_world(n_messages: int, seed: int = 1, anchor: float | None = None) -> 
             people = rng.sample(persons, n_members)
             bots = rng.sample(agents[1:], max(1, len(agents[1:]) // 3)) if len(agents) > 1 else []
         else:
-            r = rng.random()
-            kind = "direct" if r < 0.6 else ("group" if r < 0.9 else "channel")
+            draw = rng.random()
+            kind = "direct" if draw < 0.6 else ("group" if draw < 0.9 else "channel")
             conv = Conversation(key, kind, t0 + rng.random() * span * 0.9, rng.paretovariate(1.3))
             if kind == "direct":
                 people = rng.sample(persons, 1 if rng.random() < 0.8 else 2)
@@ -194,10 +194,10 @@ def build_world(n_messages: int, seed: int = 1, anchor: float | None = None) -> 
 
     # Big channels carry ~30% of the messages, the rest by Pareto weight.
     small_total = sum(c.weight for c in conversations[n_big:]) or 1.0
-    for c in conversations[n_big:]:
-        c.weight = 0.7 * c.weight / small_total
-    for c in conversations[:n_big]:
-        c.weight = 0.3 / n_big
+    for small in conversations[n_big:]:
+        small.weight = 0.7 * small.weight / small_total
+    for big in conversations[:n_big]:
+        big.weight = 0.3 / n_big
     w = World(seed, n_messages, anchor, vocab, n_persons, n_agents, accounts, proofs,
               conversations, list(range(1, n_big + 1)), omniscient)
     w.stats = {
@@ -240,13 +240,13 @@ def plan_messages(world: World) -> MessagePlan:
     for _ in range(world.n_messages):
         c = convs[min(len(convs) - 1, bisect.bisect(cum, rng.random() * cum[-1]))]
         t = c.start + rng.random() * (world.anchor - 60 - c.start)
-        author = c.members[0][0]
+        writer = c.members[0][0]
         for _try in range(6):
             a, since, until = c.members[rng.randrange(len(c.members))]
             if since <= t and (until is None or t < until):
-                author = a
+                writer = a
                 break
-        draws.append((round(t, 3), c.key, author))
+        draws.append((round(t, 3), c.key, writer))
     draws.sort()
     conv = [d[1] for d in draws]
     author = [d[2] for d in draws]
@@ -280,7 +280,7 @@ def _escape(s: str) -> str:
 
 
 class _Progress:
-    def __init__(self, out, total: int, label: str):
+    def __init__(self, out: IO[str] | None, total: int, label: str):
         self.out, self.total, self.label = out, max(1, total), label
         self.start = time.monotonic()
         self.last = -1
@@ -307,7 +307,7 @@ LOADED_TABLES = [
 ]
 
 
-def _copy(cur, table: str, columns: str, rows: Iterable[str], total: int, out) -> None:
+def _copy(cur: Any, table: str, columns: str, rows: Iterable[str], total: int, out: IO[str] | None) -> None:
     prog = _Progress(out, total, table)
     buf = io.StringIO()
     n = 0
@@ -323,7 +323,8 @@ def _copy(cur, table: str, columns: str, rows: Iterable[str], total: int, out) -
     prog.done()
 
 
-def load(dsn: str, world: World, *, out=sys.stderr, body_words: tuple[int, int] = (4, 24)) -> dict:
+def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
+         body_words: tuple[int, int] = (4, 24)) -> dict[str, Any]:
     """Bulk-load ``world`` into an empty migrated database; returns timings and counts."""
     import psycopg
 
@@ -340,7 +341,8 @@ def load(dsn: str, world: World, *, out=sys.stderr, body_words: tuple[int, int] 
         words = rng.choices(vocab, cum_weights=cum, k=rng.randint(*body_words))
         return " ".join(words), set(words)
 
-    with psycopg.connect(dsn, autocommit=False) as conn, conn.cursor() as cur:
+    with psycopg.connect(dsn, autocommit=False) as conn, conn.cursor() as cursor:
+        cur: Any = cursor
         cur.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
         if not cur.fetchone()[0]:
             raise RuntimeError("the bulk load needs a superuser connection")
@@ -370,7 +372,7 @@ def load(dsn: str, world: World, *, out=sys.stderr, body_words: tuple[int, int] 
               (f"{c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\n" for c in world.conversations),
               len(world.conversations), out)
 
-        def memberships():
+        def memberships() -> Iterator[str]:
             for c in world.conversations:
                 for a, since, until in c.members:
                     yield f"{c.key}\t{a}\t{_ts(since)}\t{_ts(until) if until is not None else chr(92) + 'N'}\n"
@@ -393,7 +395,7 @@ def load(dsn: str, world: World, *, out=sys.stderr, body_words: tuple[int, int] 
 
         edit_bodies: dict[int, str] = {}
 
-        def events():
+        def events() -> Iterator[str]:
             for i in range(n):
                 m = i + 1
                 text, words = body()
@@ -504,7 +506,7 @@ _REFERENCES = [
 ]
 
 
-def check_references(cur) -> list[str]:
+def check_references(cur: Any) -> list[str]:
     """Dangling references, and the invariants post_message keeps; [] when consistent."""
     problems = []
     for child, col, parent, pcol in _REFERENCES:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-def _ms(x) -> str:
+from typing import Any
+
+def _ms(x: float | None) -> str:
     return "–" if x is None else f"{x:.1f}"
 
 
-def _x(x) -> str:
+def _x(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}×"
 
 
-def render(results: dict) -> str:
+def render(results: dict[str, Any]) -> str:
     cells = results["cells"]
     classes = list(cells[0]["classes"])  # the query classes, in the runner's order
     levels = sorted({c["concurrency"] for c in cells})

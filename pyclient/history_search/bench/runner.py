@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from . import corpus, report
 
@@ -181,8 +182,8 @@ def percentile(values: list[float], p: float) -> float | None:
     return s[k]
 
 
-def summarise(lat_ms: list[float], wall_s: float | None = None) -> dict:
-    out = {"n": len(lat_ms)}
+def summarise(lat_ms: list[float], wall_s: float | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": len(lat_ms)}
     for p in (50, 95, 99):
         v = percentile(lat_ms, p)
         out[f"p{p}_ms"] = round(v, 3) if v is not None else None
@@ -196,7 +197,7 @@ def summarise(lat_ms: list[float], wall_s: float | None = None) -> dict:
 # --------------------------------------------------------------- the workload
 
 
-def _lexeme_frequencies(conn, world) -> list[tuple[str, int]]:
+def _lexeme_frequencies(conn: Any, world: corpus.World | None) -> list[tuple[str, int]]:
     """(lexeme, live documents containing it), most frequent first."""
     if world is not None and world.doc_freq:
         words = sorted(world.doc_freq.items(), key=lambda x: (-x[1], x[0]))
@@ -211,7 +212,7 @@ def _lexeme_frequencies(conn, world) -> list[tuple[str, int]]:
     return [(w, n) for w, n in cur]
 
 
-def build_queries(freqs: list[tuple[str, int]], n: int, seed: int) -> list[dict]:
+def build_queries(freqs: list[tuple[str, int]], n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` queries of the four classes in the MIX proportions, deterministic."""
     rng = random.Random(f"queries-{seed}")
     top = [w for w, _ in freqs[:10]]
@@ -220,7 +221,7 @@ def build_queries(freqs: list[tuple[str, int]], n: int, seed: int) -> list[dict]
     rare = [w for w, df in freqs if 3 <= df <= 60]
     if len(rare) < 10:
         rare = [w for w, _ in freqs[len(freqs) // 2:]]
-    queries = []
+    queries: list[dict[str, Any]] = []
     for i in range(n):
         x = (i % 10) / 10
         if x < 0.3:
@@ -239,7 +240,7 @@ def build_queries(freqs: list[tuple[str, int]], n: int, seed: int) -> list[dict]
     return queries
 
 
-def pick_contexts(conn, seed: int, per_agent: int = 3) -> list[dict]:
+def pick_contexts(conn: Any, seed: int, per_agent: int = 3) -> list[dict[str, Any]]:
     """Agents whose visible sets are ~20, 200, 2000 conversations and everything,
     each with destinations where it is a member, a requester and a current message."""
     rng = random.Random(f"contexts-{seed}")
@@ -279,12 +280,13 @@ def pick_contexts(conn, seed: int, per_agent: int = 3) -> list[dict]:
     return contexts
 
 
-def begin_run(conn, ctx: dict) -> str:
+def begin_run(conn: Any, ctx: dict[str, Any]) -> str:
     return str(conn.execute("SELECT history.begin_run(%s, %s, %s, %s)",
                             (ctx["agent"], ctx["conversation"], ctx["requester"], ctx["current_message"])).fetchone()[0])
 
 
-def build_items(queries: list[dict], contexts: list[dict], cfg: str = "english") -> list[dict]:
+def build_items(queries: list[dict[str, Any]], contexts: list[dict[str, Any]],
+                cfg: str = "english") -> list[dict[str, Any]]:
     items = []
     for i, q in enumerate(queries):
         ctx_i = i % len(contexts)
@@ -300,13 +302,15 @@ def build_items(queries: list[dict], contexts: list[dict], cfg: str = "english")
 # ------------------------------------------------------------------ the cells
 
 
-def run_windows(conn, run: str) -> dict:
+def run_windows(conn: Any, run: str) -> dict[str, Any]:
     au_convs, au_vis, ew_convs, ew_vis = conn.execute(WINDOWS_SQL, {"run": run}).fetchone()
     return {"au_convs": au_convs, "au_vis": au_vis, "ew_convs": ew_convs, "ew_vis": ew_vis}
 
 
-def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], template_runs: list[str],
-             windows: list[dict], concurrency: int, duration_s: float, min_queries: int) -> dict:
+def run_cell(dsn: str, shape: str, items: list[dict[str, Any]], contexts: list[dict[str, Any]],
+             template_runs: list[str],
+             windows: list[dict[str, Any]], concurrency: int, duration_s: float,
+             min_queries: int) -> dict[str, Any]:
     """Closed loop: ``concurrency`` workers take the next item until the time is up."""
     import psycopg
 
@@ -319,7 +323,7 @@ def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], temp
     deadline = start + duration_s
 
     def worker() -> None:
-        runs: dict[int, list] = {}
+        runs: dict[int, list[Any]] = {}
         try:
             with psycopg.connect(dsn, autocommit=True, prepare_threshold=None) as conn:
                 while True:
@@ -353,7 +357,7 @@ def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], temp
     wall = time.monotonic() - start
     if errors:
         raise RuntimeError("; ".join(errors[:3]))
-    result = {"shape": shape, "concurrency": concurrency, "wall_s": round(wall, 3),
+    result: dict[str, Any] = {"shape": shape, "concurrency": concurrency, "wall_s": round(wall, 3),
               "mix": summarise([s[2] for s in samples], wall), "classes": {}, "visible_sets": {}}
     for cls in CLASSES:
         result["classes"][cls] = summarise([s[2] for s in samples if s[0] == cls])
@@ -362,7 +366,7 @@ def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], temp
     return result
 
 
-def ingest_burst(dsn: str, clients: int, duration_s: float, max_per_client: int, seed: int) -> dict:
+def ingest_burst(dsn: str, clients: int, duration_s: float, max_per_client: int, seed: int) -> dict[str, Any]:
     """Closed-loop post_message calls (one transaction each) from ``clients`` connections."""
     import psycopg
 
@@ -415,7 +419,7 @@ def ingest_burst(dsn: str, clients: int, duration_s: float, max_per_client: int,
             "max_ms": s["max_ms"], "stalls_over_100ms": sum(1 for x in lat if x > 100)}
 
 
-def disk_sizes(dsn: str, n_messages: int) -> dict:
+def disk_sizes(dsn: str, n_messages: int) -> dict[str, Any]:
     import psycopg
 
     per_m = 1e6 / max(1, n_messages)
@@ -438,15 +442,15 @@ def disk_sizes(dsn: str, n_messages: int) -> dict:
     return out
 
 
-def _ratio(a, b) -> float | None:
+def _ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 3) if a is not None and b else None
 
 
-def summary_line(cells: list[dict]) -> str:
+def summary_line(cells: list[dict[str, Any]]) -> str:
     c1 = {c["shape"]: c["mix"] for c in cells if c["concurrency"] == 1}
     f, b1, p1 = c1.get("F", {}), c1.get("B1", {}), c1.get("P1", {})
 
-    def fmt(x):
+    def fmt(x: float | None) -> str:
         return "n/a" if x is None else f"{x:.2f}x"
     f_p95 = f.get("p95_ms")
     return (f"summary: F/B1 p50={fmt(_ratio(f.get('p50_ms'), b1.get('p50_ms')))} "
@@ -455,7 +459,7 @@ def summary_line(cells: list[dict]) -> str:
             f"F p95={'n/a' if f_p95 is None else f'{f_p95:.1f}ms'}")
 
 
-def chart(results: dict, path: Path) -> str | None:
+def chart(results: dict[str, Any], path: Path) -> str | None:
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -517,9 +521,11 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
     import psycopg
 
     out = None if args.quiet else sys.stderr
-    say = (lambda m: None) if out is None else (lambda m: print(m, file=out, flush=True))
+    def say(message: str) -> None:
+        if out is not None:
+            print(message, file=out, flush=True)
     levels = [int(x) for x in str(args.concurrency).split(",") if x.strip()]
-    results: dict = {"started_at": dt.datetime.now(dt.timezone.utc).isoformat(), "seed": args.seed,
+    results: dict[str, Any] = {"started_at": dt.datetime.now(dt.timezone.utc).isoformat(), "seed": args.seed,
                      "limit": LIMIT, "mix": MIX, "duration_s_per_cell": args.duration_s}
     world = None
     if not args.reuse:
@@ -529,7 +535,8 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
         results["bulk_load"] = corpus.load(dsn, world, out=out)
         say(f"  bulk load: {results['bulk_load']['seconds']['total']}s "
             f"({results['bulk_load']['messages_per_s']} messages/s)")
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        conn: Any = connection
         n_messages = conn.execute("SELECT count(*) FROM history.messages").fetchone()[0]
         results["server"] = conn.execute("SELECT version()").fetchone()[0]
         results["corpus"] = {"messages": n_messages,
@@ -590,7 +597,7 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="history-search bench", description=__doc__.split("\n")[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))
