@@ -387,7 +387,7 @@ def test_every_function_not_granted_is_refused(world, session, role):
     s.execute("SET search_path = pg_temp, public, history")  # so an unqualified call would find them too
     functions = schema_functions(world)
     helpers = [f for f in functions if f[0].startswith("_")]
-    assert len(helpers) >= 17 and len(functions) > 60
+    assert len(helpers) >= 17 and len(functions) > 30
     refused = []
     for name, kind, signature, types in functions:
         # Sub-selects, not NULL constants: the planner folds a STRICT function of constant NULLs away
