@@ -20,9 +20,10 @@ from history_search.migrations import apply_migrations, plan_migrations, yoyo_ur
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Contrib extensions a production database commonly has; each is created only if
-# the server offers it, and pgcrypto must be offered (the blocker of issue 17).
-COMMON = ("pg_trgm", "btree_gin", "citext", "hstore", "uuid-ossp")
+# Contrib extensions a production database commonly has, next to pgcrypto (the
+# blocker of issue 17). (uuid-ossp is left out: PyPI's PostgreSQL 17 build lacks
+# the libossp-uuid it loads, and gen_random_uuid() has replaced it.)
+COMMON = ("pg_trgm", "btree_gin", "citext", "hstore")
 
 
 def extension_state(dsn: str) -> list[tuple]:
@@ -50,8 +51,7 @@ def with_extensions(dsn: str, crypto_schema: str) -> None:
             c.execute(f'ALTER DATABASE "{dbname}" SET search_path = "{crypto_schema}", public')
         c.execute(f'CREATE EXTENSION pgcrypto WITH SCHEMA "{crypto_schema}"')
         for ext in COMMON:
-            if c.execute("SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = %s", (ext,)).fetchone():
-                c.execute(f'CREATE EXTENSION IF NOT EXISTS "{ext}" WITH SCHEMA public')
+            c.execute(f'CREATE EXTENSION "{ext}" WITH SCHEMA public')
 
 
 def history_functions_from_extensions(dsn: str) -> list[str]:
