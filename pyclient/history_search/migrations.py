@@ -33,8 +33,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = [
     "MIN_SERVER_VERSION_NUM",
@@ -518,7 +521,7 @@ def check_server_version(server_version_num: int) -> None:
         )
 
 
-def sqitch_deployed_changes(connection, project: str) -> tuple[str, int] | None:
+def sqitch_deployed_changes(connection: psycopg.Connection[Any], project: str) -> tuple[str, int] | None:
     """``(registry schema, number of changes)`` of ``project`` deployed by sqitch, or None.
 
     sqitch's registry is a schema (``sqitch`` unless configured otherwise) with a
@@ -537,22 +540,23 @@ def sqitch_deployed_changes(connection, project: str) -> tuple[str, int] | None:
             ORDER BY 1"""
     ).fetchall()
     for (schema,) in registries:
-        if not connection.execute(
+        readable = connection.execute(
             "SELECT pg_catalog.has_table_privilege(%s, 'SELECT')", (f"{schema}.changes",)
-        ).fetchone()[0]:
+        ).fetchone()
+        if readable is None or not readable[0]:
             continue
-        count = connection.execute(
+        counted = connection.execute(
             sql.SQL("SELECT pg_catalog.count(*) FROM {}.changes WHERE project = %s").format(sql.SQL(schema)),
             (project,),
-        ).fetchone()[0]
-        if count:
-            return schema, int(count)
+        ).fetchone()
+        if counted is not None and counted[0]:
+            return str(schema), int(counted[0])
     return None
 
 
 def _project(root: str | os.PathLike[str] | None) -> str:
-    root = Path(root) if root is not None else sql_root()
-    return read_plan(root / PLAN_FILE).project or "history-search"
+    top = Path(root) if root is not None else sql_root()
+    return read_plan(top / PLAN_FILE).project or "history-search"
 
 
 def _check_database(dsn: str, project: str) -> None:
