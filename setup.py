@@ -1,8 +1,10 @@
-"""Ship the SQL (db/ and sqitch.plan) inside the package as history_search/_sql.
+"""Ship the SQL (the plan and its scripts) inside the package as history_search/_sql.
 
 Everything else is declared in pyproject.toml. The copy is made at build time
 only (sdist/wheel); an editable install reads the SQL from the checkout, so
-there is never a stale second copy next to the sources.
+there is never a stale second copy next to the sources. The pgTAP files
+(db/tests) and the pytest suite need the repository's harness and are left
+out of both the sdist and the wheel (MANIFEST.in): run them from a clone.
 """
 
 import shutil
@@ -13,7 +15,7 @@ from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
 ROOT = Path(__file__).resolve().parent
-SQL_ITEMS = ("db", "sqitch.plan", "sqitch.conf")
+SQL_ITEMS = ("db/deploy", "db/revert", "db/verify", "db/functions", "sqitch.plan", "sqitch.conf")
 
 
 def _ignore(_dir, names):
@@ -31,6 +33,7 @@ class build_py_with_sql(build_py):
         target.mkdir(parents=True)
         for item in SQL_ITEMS:
             src = ROOT / item
+            (target / item).parent.mkdir(parents=True, exist_ok=True)
             if src.is_dir():
                 shutil.copytree(src, target / item, ignore=_ignore)
             elif src.is_file():
@@ -49,6 +52,7 @@ class sdist_with_sql(sdist):
             dst = Path(base_dir) / item
             if dst.exists():
                 continue
+            dst.parent.mkdir(parents=True, exist_ok=True)
             if src.is_dir():
                 shutil.copytree(src, dst, ignore=_ignore)
             elif src.is_file():

@@ -182,13 +182,27 @@ def _container_server() -> tuple[PgServer, Callable[[], None]] | None:
     return PgServer("container", url), container.stop
 
 
+def pytest_report_header(config) -> str:
+    """Which server a throwaway cluster runs, so a CI log shows the major version tested."""
+    if os.environ.get("TEST_DATABASE_URL"):
+        return "history-search: server from TEST_DATABASE_URL"
+    try:
+        bindir = find_server_bindir()
+        version = subprocess.run([str(bindir / "postgres"), "--version"], capture_output=True, text=True).stdout.strip()
+    except Exception as exc:  # the fixtures report it properly
+        return f"history-search: no server found ({exc})"
+    unless = "" if os.environ.get("HISTORY_SEARCH_PG_BINDIR") else " unless Docker answers"
+    return f"history-search: throwaway cluster of {version} ({bindir}){unless}"
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     env_url = os.environ.get("TEST_DATABASE_URL")
     if env_url:
         yield PgServer("env", env_url)
         return
-    if _docker_answers():
+    # HISTORY_SEARCH_PG_BINDIR names the server to test (.ci/run's second major): a cluster of it.
+    if not os.environ.get("HISTORY_SEARCH_PG_BINDIR") and _docker_answers():
         found = _container_server()
         if found is not None:
             server, stop = found

@@ -151,7 +151,8 @@ def test_wheel_ships_the_sql(tmp_path, make_database):
     # Build from a copy, so the checkout gets no build/ or egg-info left behind.
     src = tmp_path / "src"
     src.mkdir()
-    for item in ("pyproject.toml", "setup.py", "README.md", "sqitch.plan", "sqitch.conf", "pyclient", "db"):
+    for item in ("pyproject.toml", "setup.py", "MANIFEST.in", "LICENSE", "README.md", "sqitch.plan", "sqitch.conf",
+                 "pyclient", "db"):
         if (ROOT / item).is_dir():
             shutil.copytree(ROOT / item, src / item, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "_sql"))
         elif (ROOT / item).exists():

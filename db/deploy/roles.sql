@@ -3,6 +3,31 @@
 -- database in the same cluster (tests, staging) deploys cleanly.
 BEGIN;
 
+-- One migration registry per database: a database that `history-search migrate`
+-- (yoyo) has deployed is refused here, by the plan's first change, before sqitch
+-- changes anything. (`migrate` refuses a sqitch-deployed database the same way.)
+DO $one_registry$
+DECLARE
+    t regclass;
+    migrated boolean;
+BEGIN
+    IF pg_catalog.to_regnamespace('history') IS NULL THEN
+        RETURN;
+    END IF;
+    FOR t IN SELECT c.oid::regclass FROM pg_catalog.pg_class c
+              WHERE c.relname = '_yoyo_migration' AND c.relkind IN ('r', 'p')
+    LOOP
+        IF pg_catalog.has_table_privilege(t, 'SELECT') THEN
+            EXECUTE pg_catalog.format('SELECT EXISTS (SELECT 1 FROM %s WHERE migration_id = %L)', t, 'schema')
+               INTO migrated;
+            IF migrated THEN
+                RAISE EXCEPTION 'this database was migrated by `history-search migrate` (yoyo registry %): keep using `history-search migrate` on it; sqitch can only deploy a database that has no schema history', t;
+            END IF;
+        END IF;
+    END LOOP;
+END
+$one_registry$;
+
 DO $roles$
 DECLARE
     r text;

@@ -33,7 +33,12 @@ COMMENT ON COLUMN history.runs.evidence_count IS 'Distinct evidence messages rec
 
 CREATE TABLE history.query_digest_keys (
     digest_key_id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    secret        bytea NOT NULL DEFAULT history.gen_random_bytes(32) CHECK (pg_catalog.octet_length(secret) >= 32),
+    -- 48 bytes from three gen_random_uuid() (core since PostgreSQL 13, from the
+    -- server's strong random source): 366 random bits, no extension needed.
+    secret        bytea NOT NULL CHECK (pg_catalog.octet_length(secret) >= 32)
+                  DEFAULT pg_catalog.uuid_send(pg_catalog.gen_random_uuid())
+                          OPERATOR(pg_catalog.||) pg_catalog.uuid_send(pg_catalog.gen_random_uuid())
+                          OPERATOR(pg_catalog.||) pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
     created_at    timestamptz NOT NULL DEFAULT pg_catalog.now(),
     retired_at    timestamptz
 );

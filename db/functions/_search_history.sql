@@ -381,7 +381,7 @@ BEGIN
         excluded_speaker, excluded_time, excluded_perspective, excluded_audience, excluded_lineage,
         excluded_alive, excluded_in_context, excluded_budget, candidates_capped, status, budget_used, budget_remaining)
     SELECT v_run.run_key, v_run.agent_key,
-           history.hmac(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret, 'sha256'),
+           history._hmac_sha256(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret),
            v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
            ARRAY(SELECT m.message_id FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
                    JOIN history.messages m ON m.message_key = (a.x->>'hit')::bigint ORDER BY a.o),

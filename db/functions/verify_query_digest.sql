@@ -24,7 +24,7 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown search event %', p_event_id USING ERRCODE = 'HS003';
     END IF;
-    RETURN history.hmac(convert_to(history._normalise_query(p_query), 'UTF8'), v_secret, 'sha256') = v_digest;
+    RETURN history._hmac_sha256(convert_to(history._normalise_query(p_query), 'UTF8'), v_secret) = v_digest;
 END
 $function$;
 

@@ -41,7 +41,7 @@ INSERT INTO surface VALUES
 CREATE TEMP TABLE client_roles (role name) ON COMMIT DROP;
 INSERT INTO client_roles VALUES ('history_runtime'), ('history_searcher'), ('history_auditor');
 
--- Every function of the schema, with whether it belongs to an extension (pgcrypto lives here).
+-- Every function of the schema, with whether it belongs to an extension.
 CREATE TEMP VIEW schema_functions AS
 SELECT p.oid, p.proname, p.oid::regprocedure::text AS signature, p.prosecdef, p.proconfig, p.proowner,
        EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
@@ -93,7 +93,7 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
           '{}'::text[], 'every SECURITY DEFINER function pins search_path = pg_catalog, history, pg_temp');
 SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('public', oid, 'EXECUTE')),
-          '{}'::text[], 'no function of schema history (pgcrypto included) is executable by PUBLIC');
+          '{}'::text[], 'no function of schema history is executable by PUBLIC');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions WHERE prosecdef),
           (SELECT array_agg(name::text ORDER BY name) FROM surface),
           'the SECURITY DEFINER functions are exactly the public surface (helpers run as their caller)');

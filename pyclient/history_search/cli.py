@@ -116,29 +116,47 @@ def _connect(args: argparse.Namespace, **kwargs: Any) -> Any:
 
 def add_migrate(sub: Subparsers) -> None:
     p = sub.add_parser("migrate", help="apply every pending migration (sqitch plan, applied with yoyo)",
-                       description="Apply every pending change of the sqitch plan with yoyo. "
-                                   "Running it again changes nothing.")
+                       description="Apply every pending change of the sqitch plan with yoyo, printing "
+                                   "'applied <change>' as each one commits. Running it again changes "
+                                   "nothing. Needs PostgreSQL 14 or newer; refuses a database deployed "
+                                   "with sqitch (one database, one migration registry).")
     _add_dsn(p)
     p.add_argument("--dry-run", action="store_true", help="only list the changes that would be applied")
+    p.add_argument("--json", action="store_true",
+                   help='print one JSON object at the end instead of lines: {"applied": [...], "up_to_date": …} '
+                        '(with --dry-run: {"pending": [...], "up_to_date": …})')
     p.set_defaults(func=run_migrate)
 
 
 def run_migrate(args: argparse.Namespace) -> int:
-    from .migrations import apply_migrations, pending
+    import json
+
+    from .migrations import MigrationError, apply_migrations, pending
 
     dsn = _require_dsn(args)
-    if args.dry_run:
-        todo = pending(dsn)
-        if not todo:
-            print("up to date")
-        for name in todo:
-            print(f"pending {name}")
-        return 0
-    applied = apply_migrations(dsn)
-    if not applied:
-        print("up to date")
-    for name in applied:
-        print(f"applied {name}")
+
+    def line(text: str) -> None:
+        print(text, flush=True)  # one line as each change commits, not all at the end
+
+    try:
+        if args.dry_run:
+            todo = pending(dsn)
+            if args.json:
+                print(json.dumps({"pending": todo, "up_to_date": not todo}))
+                return 0
+            if not todo:
+                line("up to date")
+            for name in todo:
+                line(f"pending {name}")
+            return 0
+        applied = apply_migrations(dsn, on_applied=None if args.json else (lambda name: line(f"applied {name}")))
+    except MigrationError as exc:
+        print(f"history-search migrate: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"applied": applied, "up_to_date": not applied}))
+    elif not applied:
+        line("up to date")
     return 0
 
 

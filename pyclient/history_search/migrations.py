@@ -13,6 +13,13 @@ Each migration depends on the plan's ``[requires]`` and on the previous change,
 so yoyo applies them in plan order. yoyo tracks a migration by its id, which is
 the change name: renaming a change in the plan breaks tracking.
 
+Before anything is applied, the server must be PostgreSQL 14 or newer
+(:func:`check_server_version`) and the database must not have been deployed
+with ``sqitch`` (:func:`sqitch_deployed_changes`): one database keeps one
+registry, yoyo's or sqitch's, and the other tool refuses it with a one-line
+:class:`MigrationError` that says what to do (the first plan change, ``roles``,
+refuses a sqitch deploy onto a yoyo-migrated database the same way).
+
 Before a script reaches yoyo, sqitch's top-level transaction lines (``BEGIN;``,
 ``COMMIT;``, and ``ROLLBACK;`` in verify scripts) are removed — yoyo runs its
 own transaction and savepoints — and psql's ``\\ir path`` lines are replaced by
@@ -26,18 +33,25 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
+if TYPE_CHECKING:
+    import psycopg
+
 __all__ = [
+    "MIN_SERVER_VERSION_NUM",
+    "MigrationError",
     "PlanChange",
     "PlanError",
     "Plan",
     "apply_migrations",
+    "check_server_version",
     "load_script",
     "pending",
     "plan_migrations",
     "read_plan",
+    "sqitch_deployed_changes",
     "sql_root",
     "yoyo_url",
 ]
@@ -48,6 +62,17 @@ TOP_DIR = "db"
 
 class PlanError(ValueError):
     """The plan or one of its scripts cannot be read as sqitch would."""
+
+
+class MigrationError(RuntimeError):
+    """The database cannot be migrated as it is (server too old, deployed by sqitch).
+
+    Its message is one line that says what to do.
+    """
+
+
+#: PostgreSQL 14: the schema uses multiranges (membership windows).
+MIN_SERVER_VERSION_NUM = 140000
 
 
 # --------------------------------------------------------------------------
@@ -475,9 +500,88 @@ def _close(backend: Any) -> None:
         pass
 
 
+# --------------------------------------------------------------------------
+# What the database must be before yoyo touches it
+# --------------------------------------------------------------------------
+
+
+def _version_text(server_version_num: int) -> str:
+    major, rest = divmod(server_version_num, 10000)
+    if major >= 10:  # 10 and later: major.minor
+        return f"{major}.{rest}"
+    return f"{server_version_num // 10000}.{server_version_num // 100 % 100}.{server_version_num % 100}"
+
+
+def check_server_version(server_version_num: int) -> None:
+    """Raise :class:`MigrationError` unless ``server_version_num`` is PostgreSQL 14 or newer."""
+    if server_version_num < MIN_SERVER_VERSION_NUM:
+        raise MigrationError(
+            f"the server is PostgreSQL {_version_text(server_version_num)}; history-search needs "
+            "PostgreSQL 14 or newer: upgrade the server or migrate a database on a newer one"
+        )
+
+
+def sqitch_deployed_changes(connection: psycopg.Connection[Any], project: str) -> tuple[str, int] | None:
+    """``(registry schema, number of changes)`` of ``project`` deployed by sqitch, or None.
+
+    sqitch's registry is a schema (``sqitch`` unless configured otherwise) with a
+    ``changes`` table naming each deployed change and its project; any schema
+    holding such a table is looked at.
+    """
+    from psycopg import sql
+
+    registries = connection.execute(
+        """SELECT c.relnamespace::regnamespace::text
+             FROM pg_catalog.pg_class c
+            WHERE c.relname = 'changes' AND c.relkind IN ('r', 'p')
+              AND (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid = c.oid AND a.attname IN ('change', 'project', 'change_id')
+                      AND NOT a.attisdropped) = 3
+            ORDER BY 1"""
+    ).fetchall()
+    for (schema,) in registries:
+        readable = connection.execute(
+            "SELECT pg_catalog.has_table_privilege(%s, 'SELECT')", (f"{schema}.changes",)
+        ).fetchone()
+        if readable is None or not readable[0]:
+            continue
+        counted = connection.execute(
+            sql.SQL("SELECT pg_catalog.count(*) FROM {}.changes WHERE project = %s").format(sql.SQL(schema)),
+            (project,),
+        ).fetchone()
+        if counted is not None and counted[0]:
+            return str(schema), int(counted[0])
+    return None
+
+
+def _project(root: str | os.PathLike[str] | None) -> str:
+    top = Path(root) if root is not None else sql_root()
+    return read_plan(top / PLAN_FILE).project or "history-search"
+
+
+def _check_database(dsn: str, project: str) -> None:
+    """PostgreSQL 14+, and no sqitch registry holding this project's changes."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        check_server_version(connection.info.server_version)
+        found = sqitch_deployed_changes(connection, project)
+        if found:
+            schema, count = found
+            raise MigrationError(
+                f"this database was deployed with sqitch ({count} changes of {project} in its registry "
+                f"schema {schema}): keep using `sqitch deploy` on it, or `sqitch revert` it before "
+                "`history-search migrate` (one database, one migration registry)"
+            )
+
+
 def pending(dsn: str, root: str | os.PathLike[str] | None = None) -> list[str]:
-    """Names (yoyo ids) of the plan changes not yet applied to the database, in plan order."""
+    """Names (yoyo ids) of the plan changes not yet applied to the database, in plan order.
+
+    Raises :class:`MigrationError` as :func:`apply_migrations` does.
+    """
     migrations = plan_migrations(root)
+    _check_database(dsn, _project(root))
     backend = _backend(dsn)
     try:
         return [m.id for m in backend.to_apply(migrations)]
@@ -485,17 +589,30 @@ def pending(dsn: str, root: str | os.PathLike[str] | None = None) -> list[str]:
         _close(backend)
 
 
-def apply_migrations(dsn: str, root: str | os.PathLike[str] | None = None) -> list[str]:
+def apply_migrations(
+    dsn: str,
+    root: str | os.PathLike[str] | None = None,
+    *,
+    on_applied: Callable[[str], None] | None = None,
+) -> list[str]:
     """Apply every pending plan change; return their names (empty when up to date).
 
+    ``on_applied(name)`` is called as each change commits (progress reporting).
     Holds yoyo's lock while it works, so concurrent callers apply each change once.
+    Raises :class:`MigrationError`, before changing anything, on a server older
+    than PostgreSQL 14 or a database deployed with sqitch.
     """
     migrations = plan_migrations(root)
+    _check_database(dsn, _project(root))
     backend = _backend(dsn)
     try:
         with backend.lock():
             todo = backend.to_apply(migrations)
-            backend.apply_migrations(todo)
+            for migration in todo:
+                backend.apply_one(migration)  # its own transaction: committed when this returns
+                if on_applied is not None:
+                    on_applied(migration.id)
+            backend.run_post_apply(todo)
             return [m.id for m in todo]
     finally:
         _close(backend)
