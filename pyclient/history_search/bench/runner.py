@@ -6,8 +6,9 @@
 * **B1** the honest floor: all of F's candidate work as one inline SQL
   statement: the windows (the audience's from ``_audience_windows``, the
   agent's memberships cut to them), the counting pass (the newest
-  ``max_counted_candidates`` matches in all the agent's conversations, each
-  classified perspective / audience, counted) and the ranking pass (the
+  ``max_counted_candidates`` matches in all the agent's conversations, found
+  by ``_newest_matches`` as F finds them, each classified perspective /
+  audience, counted) and the ranking pass (the
   newest ``max_candidates`` matches inside the eligible windows, lineage and
   context exclusion, identical score, top k); none of F's audit, evidence,
   neighbours or text loading. F/B1 is the function's own overhead.
@@ -151,22 +152,25 @@ WITH {_INLINE_CTES}, {_RANKING_CTES}
 SELECT message_key, total FROM ranked ORDER BY rank
 """
 
-# F's counting pass as plain SQL: the newest max_counted_candidates matches in
-# all the agent's conversations at any time (one more, to tell the cap was
-# reached), each counted under the first rule that removes it (the bench's
-# searches have no speaker or time filter: perspective, then audience).
+# F's counting pass: the newest max_counted_candidates matches in all the
+# agent's conversations at any time (one more, to tell the cap was reached),
+# found by _newest_matches as F finds them (the agent's conversations listed
+# when at most 5 000, as F lists them), each counted under the first rule
+# that removes it (the bench's searches have no speaker or time filter:
+# perspective, then audience). Not one planned statement: no single plan is
+# bounded here (docs/benchmarks.md, "Shapes"), and a floor must not be a
+# worse plan for the same work.
 _COUNTING_CTES = """
+agent_conversations AS MATERIALIZED (
+    SELECT CASE WHEN count(*) <= 5000 THEN coalesce(array_agg(x.conversation_key), '{}') END AS keys
+      FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
+             WHERE m.account_key = (SELECT agent_key FROM r) LIMIT 5001) x),
 counted AS MATERIALIZED (
-    SELECT d.conversation_key, d.sent_at,
-           row_number() OVER (ORDER BY d.sent_at DESC, d.message_id DESC) AS position
-      FROM (SELECT d.conversation_key, d.sent_at, d.message_id
-              FROM history.message_search_documents d
-             WHERE d.document @@ %(tq)s::tsquery
-               AND EXISTS (SELECT 1 FROM history.memberships m
-                            WHERE m.account_key = (SELECT agent_key FROM r)
-                              AND m.conversation_key = d.conversation_key)
-             ORDER BY d.sent_at DESC, d.message_id DESC
-             LIMIT (SELECT max_counted_candidates + 1 FROM st)) d),
+    SELECT n.conversation_key, n.sent_at,
+           row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
+      FROM r CROSS JOIN agent_conversations ac CROSS JOIN st
+     CROSS JOIN LATERAL history._newest_matches(%(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
+                                                NULL, NULL, NULL, st.max_counted_candidates + 1) n),
 counted_windows AS (
     SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
       FROM history.memberships m
@@ -215,6 +219,10 @@ SELECT d.message_key
  ORDER BY d.message_key DESC
  LIMIT %(k)s
 """
+
+# F runs with jit off (SET on the function: compiling costs more than any plan
+# here saves); the floors run its plans under the same setting.
+SHAPE_SESSION = {"B1": ["SET jit = off"], "B1r": ["SET jit = off"]}
 
 SHAPE_SQL = {"F": _F_SQL, "B1": _B1_SQL, "B1r": _B1R_SQL, "B0": _B0_SQL, "P1": _P1_SQL, "P2": _P2_SQL}
 
@@ -376,6 +384,8 @@ def run_cell(dsn: str, shape: str, items: list[dict], contexts: list[dict], temp
         runs: dict[int, list] = {}
         try:
             with psycopg.connect(dsn, autocommit=True, prepare_threshold=None) as conn:
+                for setting in SHAPE_SESSION.get(shape, []):
+                    conn.execute(setting)
                 while True:
                     with lock:
                         i = state["next"]
