@@ -94,3 +94,10 @@ $f$;
 SELECT c.relname, pg_size_pretty(pg_relation_size(c.oid))
   FROM pg_class c
  WHERE c.relname IN ('msd_rum_idx', 'msd_rum_ord_idx', 'msd_conv_doc_idx', 'message_search_documents_document_idx');
+
+-- Postings ordered by time: one row per lexeme of each live message (the "terms" variant).
+CREATE TABLE history.msd_terms AS
+SELECT l.lexeme, d.sent_at, d.message_id, d.conversation_key, d.message_key
+  FROM history.message_search_documents d, unnest(tsvector_to_array(d.document)) l(lexeme);
+CREATE INDEX msd_terms_time_idx ON history.msd_terms (lexeme, sent_at, message_id) INCLUDE (conversation_key, message_key);
+VACUUM (FREEZE, ANALYZE) history.msd_terms;  -- all-visible: index-only scans
