@@ -90,7 +90,8 @@ def test_bench_smoke(db_dsn, tmp_path, capsys):
 
 def test_floor_returns_what_search_history_returns(db_dsn):
     """B1 is a floor only if it computes the same answer: for every context
-    and a spread of rare and frequent terms, its top k are F's hits."""
+    and a spread of rare and frequent terms, its top k (and B1r's) are F's
+    hits, and its exclusion counts are the ones F writes in the audit."""
     corpus.load(db_dsn, corpus.build_world(3000, seed=5), out=io.StringIO())
     with psycopg.connect(db_dsn, autocommit=True) as conn, conn.cursor() as cur:
         contexts = runner.pick_contexts(conn, 5)
@@ -104,11 +105,19 @@ def test_floor_returns_what_search_history_returns(db_dsn):
                 params = {"q": " ".join(terms), "tq": " | ".join(runner._quote_lexeme(t) for t in terms),
                           "terms": terms, "k": runner.LIMIT}
                 floor_run = runner.begin_run(conn, ctx)
-                floor = [r[0] for r in cur.execute(runner.SHAPE_SQL["B1"], {"run": floor_run, **params})]
+                rows = cur.execute(runner.SHAPE_SQL["B1"], {"run": floor_run, **params}).fetchall()
+                floor = [r[0] for r in rows if r[0] is not None]  # a row of counts alone when nothing ranks
+                floor_counts = {(r[2], r[3], r[4]) for r in rows}
+                ranking_only = [r[0] for r in cur.execute(runner.SHAPE_SQL["B1r"], {"run": floor_run, **params})]
+                assert ranking_only == floor, (ctx, terms)
                 floor_ids = [conn.execute("SELECT message_id FROM history.messages WHERE message_key = %s",
                                           (k,)).fetchone()[0] for k in floor]
-                hits = [h["message_id"] for h in
-                        call_search(conn, runner.begin_run(conn, ctx), params["q"])["hits"]]
+                result = call_search(conn, runner.begin_run(conn, ctx), params["q"])
+                hits, event = [h["message_id"] for h in result["hits"]], result["search_event_id"]
+                counts = conn.execute(
+                    "SELECT excluded_perspective, excluded_audience, candidates_capped "
+                    "FROM history.search_audit WHERE search_event_id = %s", (event,)).fetchone()
                 assert hits == floor_ids, (ctx, terms)
+                assert floor_counts == {tuple(counts)}, (ctx, terms)
                 compared += bool(hits)
         assert compared >= len(contexts)  # most pairs have hits: the comparison is not vacuous

@@ -166,16 +166,19 @@ BEGIN
     --    first takes the newest max_counted_candidates matches in the agent's
     --    conversations and counts the first of the rules speaker, time,
     --    perspective, audience that removes each. The second takes the newest
-    --    max_candidates matches passing the speaker and time filters in the
-    --    conversations that have eligible windows; of those inside the windows
-    --    it counts the lineage and in-context removals and ranks the rest.
+    --    max_candidates matches passing the speaker and time filters inside
+    --    the eligible windows (so ineligible newer matches never crowd out an
+    --    eligible older one); it counts their lineage and in-context removals
+    --    and ranks the rest.
     --    One more row than the cap is read to tell whether the cap was reached.
     IF v_query IS NOT NULL THEN
         WITH newest AS MATERIALIZED (
             SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-              FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs, NULL, NULL, NULL,
-                                           v_settings.max_counted_candidates + 1) n
+              FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs,
+                                           p_windows => NULL, p_member_windows => false,  -- at any time: it counts the rest
+                                           p_authors => NULL, p_after => NULL, p_before => NULL,
+                                           p_count => v_settings.max_counted_candidates + 1) n
         ), agent_windows AS (
             SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
         )
@@ -205,8 +208,13 @@ BEGIN
               FROM history._newest_matches(
                        v_query, v_run.agent_key,
                        CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
-                       CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
-                       p_after, p_before, v_settings.max_candidates + 1) n
+                       -- only matches inside the eligible windows count against the cap (SPEC §9):
+                       -- the audience's cut to the agent's, or without an audience the agent's own
+                       p_windows => CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_visible END,
+                       p_member_windows => coalesce(cardinality(v_audience), 0) = 0,
+                       p_authors => CASE v_speaker WHEN 'requester' THEN v_requester_accounts
+                                                   WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+                       p_after => p_after, p_before => p_before, p_count => v_settings.max_candidates + 1) n
         ), eligible_windows AS (
             SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
              WHERE cardinality(v_audience) > 0

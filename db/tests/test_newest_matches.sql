@@ -1,11 +1,13 @@
 -- _newest_matches (white-box): every strategy returns exactly what the plain
 -- query returns: the newest p_count matches by (sent_at, message_id) desc in
--- the conversations, with the author and time filters. Small thresholds force
--- each strategy on a small world.
+-- the conversations, with the author and time filters, and inside the
+-- visible windows when given (the count counts only rows inside them).
+-- Small thresholds force each strategy on a small world.
 BEGIN;
-SELECT plan(14);
+SELECT plan(35);
 
--- The agent reads three conversations; a fourth it never joined. Messages
+-- The agent reads three conversations; a fourth it never joined. It left
+-- the busiest one, n-a, on Feb 2 and came back on Feb 3 at noon. Messages
 -- alternate between two words, many share a sent_at (ties by message id),
 -- two authors.
 DO $world$
@@ -32,6 +34,8 @@ BEGIN
             CASE WHEN k % 4 = 0 THEN 'walnut pecan' WHEN k % 7 = 0 THEN 'pecan' ELSE 'hazel' END,
             timestamptz '2026-02-01 00:00+00' + (k / 3) * interval '1 hour');
     END LOOP;
+    PERFORM history.remove_member('n-a', 'n-bot', '2026-02-02 00:00+00');
+    PERFORM history.add_member('n-a', 'n-bot', '2026-02-03 12:00+00');
 END
 $world$;
 
@@ -55,8 +59,40 @@ CREATE FUNCTION pg_temp.got(p_query tsquery, p_convs bigint[], p_authors bigint[
                             p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text)
 RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
-      FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, p_authors,
+      FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, NULL, false, p_authors,
                                    p_after, p_before, p_count, p_strategy) $$;
+
+-- The same inside windows: p_windows per listed conversation, or (p_member)
+-- the agent's membership intervals.
+CREATE FUNCTION pg_temp.expected_in(p_query tsquery, p_convs bigint[], p_windows tstzmultirange[],
+                                    p_member boolean, p_count integer)
+RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}') FROM (
+        SELECT d.message_id, d.sent_at FROM history.message_search_documents d
+         WHERE d.document @@ p_query
+           AND d.conversation_key = ANY (coalesce(p_convs, (SELECT convs FROM pg_temp.keys)))
+           AND (p_windows IS NULL
+                OR d.sent_at <@ (SELECT w.visible FROM unnest(p_convs, p_windows) w(conversation_key, visible)
+                                  WHERE w.conversation_key = d.conversation_key))
+           AND (NOT p_member
+                OR EXISTS (SELECT 1 FROM history.memberships m
+                            WHERE m.account_key = (SELECT bot FROM pg_temp.keys)
+                              AND m.conversation_key = d.conversation_key
+                              AND tstzrange(m.since, m.until, '[)') @> d.sent_at))
+         ORDER BY d.sent_at DESC, d.message_id DESC LIMIT p_count) x $$;
+CREATE FUNCTION pg_temp.got_in(p_query tsquery, p_convs bigint[], p_windows tstzmultirange[],
+                               p_member boolean, p_count integer, p_strategy text)
+RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
+      FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, p_windows, p_member,
+                                   NULL, NULL, NULL, p_count, p_strategy) $$;
+-- n-a seen only until the agent left it (never back), n-b always, n-c in two stretches.
+CREATE TEMP TABLE windows AS
+SELECT (SELECT convs FROM keys) AS convs,
+       ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}',
+             '{(,)}',
+             '{[2026-02-01 00:00+00,2026-02-01 12:00+00), [2026-02-03 00:00+00,)}']::tstzmultirange[] AS visible,
+       (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'n-a') AS busy;
 
 -- few: through the text index
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 'text'),
@@ -109,6 +145,53 @@ SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NU
 SELECT is(pg_temp.got('hazel', NULL, NULL, NULL, NULL, 25, NULL),
           pg_temp.expected('hazel', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
           'chosen by estimate, all the agent''s conversations: the newest 25');
+
+-- Inside windows: every strategy, the same rows.
+SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25, s),
+          pg_temp.expected_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25),
+          'given windows, ' || s || ': the newest 25 inside them')
+  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+SELECT is(pg_temp.got_in('pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 300, s),
+          pg_temp.expected_in('pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 300),
+          'given windows, ' || s || ', count above the visible matches: all of them')
+  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+
+-- The agent that left a busy conversation: its newest matches are all after
+-- it left; the cap of 5 counts only the ones it saw, so the newest 5 of
+-- those come back, not nothing.
+SELECT is(pg_temp.got_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5, s),
+          pg_temp.expected_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5),
+          'left a busy conversation, ' || s || ': the newest 5 matches before leaving')
+  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+SELECT is(cardinality(pg_temp.got_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5, 'probe')),
+          5, 'left a busy conversation: five older matches, although every newer one is outside the window');
+SELECT ok((SELECT count(*) FROM history.message_search_documents d
+            WHERE d.conversation_key = (SELECT busy FROM windows) AND d.document @@ 'hazel'
+              AND d.sent_at >= '2026-02-02 00:00+00') > 5,
+          'the busy conversation has more than five newer matches the agent did not see');
+
+-- The agent's own membership intervals (it left n-a and came back).
+SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM keys), NULL, true, 25, s),
+          pg_temp.expected_in('walnut | pecan', (SELECT convs FROM keys), NULL, true, 25),
+          'membership windows, listed conversations, ' || s || ': the newest 25 inside them')
+  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+SELECT is(pg_temp.got_in('walnut | pecan', NULL, NULL, true, 25, s),
+          pg_temp.expected_in('walnut | pecan', NULL, NULL, true, 25),
+          'membership windows, all the agent''s conversations, ' || s || ': the newest 25 inside them')
+  FROM unnest(ARRAY['text', 'probe']) s;
+SELECT is(pg_temp.got_in('hazel', NULL, NULL, true, 300, NULL),
+          pg_temp.expected_in('hazel', NULL, NULL, true, 300),
+          'membership windows, chosen by estimate: the same rows');
+SELECT isnt(pg_temp.got_in('hazel', NULL, NULL, true, 300, NULL),
+            pg_temp.got_in('hazel', NULL, NULL, false, 300, NULL),
+            'membership windows leave out what the agent did not see (the rows differ from any time)');
+SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25, NULL),
+          pg_temp.expected_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25),
+          'given windows, chosen by estimate: the same rows');
+SELECT is(current_setting('enable_bitmapscan'), 'on', 'the walk restores enable_bitmapscan');
+
+SELECT throws_ok($$ SELECT pg_temp.got_in('hazel', (SELECT convs FROM windows), ARRAY['{(,)}']::tstzmultirange[], false, 5, NULL) $$,
+                 'HS001', NULL, 'windows not one per conversation: HS001');
 
 SELECT * FROM finish();
 ROLLBACK;

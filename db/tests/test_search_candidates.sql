@@ -4,7 +4,7 @@
 -- exact over those, and the audit row says when a pass reached its cap.
 -- Most cases below set both caps to one value.
 BEGIN;
-SELECT plan(22);
+SELECT plan(25);
 
 SELECT is((SELECT max_candidates FROM history.search_settings), 2000, 'max_candidates defaults to 2000');
 SELECT is((SELECT max_counted_candidates FROM history.search_settings), 500, 'max_counted_candidates defaults to 500');
@@ -87,6 +87,40 @@ SELECT pg_temp.search_with_cap(50, 1);
 SELECT is(pg_temp.hits(50), ARRAY['c-p1', 'c-p2', 'c-p3', 'c-p4'], 'a counting cap of one does not limit the ranking');
 SELECT is((pg_temp.audit(50)).excluded_audience, 1, 'a counting cap of one counts only the newest match');
 SELECT is((pg_temp.audit(50)).candidates_capped, true, 'a counting pass at its cap is reported');
+
+-- The agent that left a busy conversation (SPEC §9: caps bound work, never
+-- eligibility). It read #busy with ann until Feb 10; after it left, five
+-- newer "kiwi" messages. With a cap of three, the three newest matches of
+-- the conversation are all outside its window; the cap counts only matches
+-- inside it, so the two it saw are still found.
+DO $busy$
+DECLARE
+    k integer;
+BEGIN
+    PERFORM history.upsert_conversation('c-busy', 'channel');
+    PERFORM history.add_member('c-busy', 'c-bot', '2026-01-01 00:00+00');
+    PERFORM history.add_member('c-busy', 'c-ann', '2026-01-01 00:00+00');
+    PERFORM history.post_message('c-k1', 'c-busy', 'c-ann', 'kiwi early', '2026-02-01 12:00+00');
+    PERFORM history.post_message('c-k2', 'c-busy', 'c-ann', 'kiwi later', '2026-02-02 12:00+00');
+    PERFORM history.remove_member('c-busy', 'c-bot', '2026-02-10 00:00+00');
+    FOR k IN 1 .. 5 LOOP
+        PERFORM history.post_message('c-k-after-' || k, 'c-busy', 'c-ann', 'kiwi unseen',
+                                     timestamptz '2026-02-10 12:00+00' + k * interval '1 hour');
+    END LOOP;
+END
+$busy$;
+CREATE FUNCTION pg_temp.kiwi_hits(p_audience text[]) RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(h.message_id ORDER BY h.message_id), '{}')
+      FROM unnest((history.search_history(history.begin_run('c-bot', 'c-plums', 'c-ann', 'c-cur', '{}', p_audience),
+                                          'kiwi', p_limit => 20)).hits) h $$;
+UPDATE history.search_settings SET max_candidates = 3, max_counted_candidates = 3;
+SELECT is(pg_temp.kiwi_hits(NULL), ARRAY['c-k1', 'c-k2'],
+          'left a busy conversation, default audience: newer matches it may not see do not use up the cap of three');
+SELECT is(pg_temp.kiwi_hits('{}'), ARRAY['c-k1', 'c-k2'],
+          'left a busy conversation, no audience (its own windows): the same two');
+UPDATE history.search_settings SET max_candidates = 1, max_counted_candidates = 1;
+SELECT is(pg_temp.kiwi_hits(NULL), ARRAY['c-k2'],
+          'left a busy conversation, cap one: the newest match it saw');
 
 SELECT throws_ok($$ UPDATE history.search_settings SET max_candidates = 0 $$, '23514', NULL,
                  'max_candidates must be at least 1');

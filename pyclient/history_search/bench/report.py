@@ -39,11 +39,11 @@ def render(results: dict[str, Any]) -> str:
                 "| visible set | n | p50 / p99 |", "|---|---|---|"]
         for vs, s in f1["visible_sets"].items():
             out.append(f"| {vs} | {s['n']} | {_ms(s['p50_ms'])} / {_ms(s['p99_ms'])} |")
-    out += ["", "Ratios (p50 / p99):", "", "| c | F/B1 | F/P1 | F/P2 |", "|---|---|---|---|"]
+    out += ["", "Ratios (p50 / p99):", "", "| c | F/B1 | F/B1r | F/P1 | F/P2 |", "|---|---|---|---|---|"]
     for level, r in sorted(results["ratios"].items(), key=lambda kv: int(kv[0])):
         out.append(f"| {level} | " + " | ".join(
             f"{_x(r[k]['mix']['p50'])} / {_x(r[k]['mix']['p99'])}" if k in r else "–"
-            for k in ("F/B1", "F/P1", "F/P2")) + " |")
+            for k in ("F/B1", "F/B1r", "F/P1", "F/P2")) + " |")
     ing = results.get("ingest")
     if ing:
         out += ["", f"Ingest through `post_message`, {ing['clients']} clients, {ing['wall_s']} s: "

@@ -1,13 +1,19 @@
-"""``history-search bench``: load a seeded world, then time F, B1, B0, P1 and P2.
+"""``history-search bench``: load a seeded world, then time F, B1, B1r, B0, P1 and P2.
 
 * **F**  ``history.search_history`` itself (audit, evidence, neighbours); every
   worker begins a fresh run (untimed) after 8 searches, so the 400-message
   budget never interferes (8 x 8 hits x 5 messages = 320).
-* **B1** the floor: F's windows and ranking pass as one inline SQL statement
-  (the audience's windows from ``_audience_windows``, the agent's memberships
-  cut to them, the same newest-``max_candidates`` bound, lineage and context
-  exclusion, identical score, top k); none of F's counting pass, audit,
-  neighbours or text loading.
+* **B1** the honest floor: all of F's candidate work as one inline SQL
+  statement: the windows (the audience's from ``_audience_windows``, the
+  agent's memberships cut to them), the counting pass (the newest
+  ``max_counted_candidates`` matches in all the agent's conversations, found
+  by ``_newest_matches`` as F finds them, each classified perspective /
+  audience, counted) and the ranking pass (the
+  newest ``max_candidates`` matches inside the eligible windows, lineage and
+  context exclusion, identical score, top k); none of F's audit, evidence,
+  neighbours or text loading. F/B1 is the function's own overhead.
+* **B1r** B1's windows and ranking pass only (B1 before the counting pass was
+  added to it): F/B1r - F/B1 is what the counting pass costs.
 * **B0** a bare GIN probe: ids only, no rank, no eligibility, ``LIMIT k``.
 * **P1** Synapse's shape: ``ts_rank_cd`` over ``websearch_to_tsquery`` (terms
   joined with ``or``), handed the run's windows as parameters (Synapse is
@@ -16,7 +22,7 @@
 * **P2** Zulip's shape: the visibility join computed in the statement (B1's
   windows), the same filter, ``ORDER BY message id DESC LIMIT k``.
 
-B1, P1, P2 read the run parameters from the same ``history.runs`` rows F
+B1, B1r, P1, P2 read the run parameters from the same ``history.runs`` rows F
 uses. Statements are sent unprepared (``prepare_threshold=None``), so every
 inline statement gets a custom plan.
 """
@@ -36,7 +42,7 @@ from typing import Any, Callable, Sequence
 
 from . import corpus, report
 
-SHAPES = ["F", "B1", "B0", "P1", "P2"]
+SHAPES = ["F", "B1", "B1r", "B0", "P1", "P2"]
 CLASSES = ["selective", "or3", "or5_frequent", "adversarial"]
 # Share of each class in the full mix (the adversarial 10% of the issue).
 MIX = {"selective": 0.3, "or3": 0.3, "or5_frequent": 0.3, "adversarial": 0.1}
@@ -60,7 +66,7 @@ ra AS MATERIALIZED (
       FROM r JOIN history.accounts rq ON rq.account_key = r.requester_key
       JOIN history.accounts a ON a.component_key = rq.component_key)"""
 
-# B1 and P2 compute the windows inside the statement, as F does per search.
+# B1, B1r and P2 compute the windows inside the statement, as F does per search.
 _INLINE_CTES = _RUN_CTES + """,
 au AS MATERIALIZED (
     SELECT w.conversation_key, w.visible FROM r, history._audience_windows(r.audience_keys, NULL) w),
@@ -104,38 +110,91 @@ _ELIGIBLE_WHERE = """
    AND d.message_key <> ALL (r.context)
 """
 
-# F's ranking pass as one statement: the newest max_candidates matches in the
-# eligible conversations, the same filter, the same score, top k.
-_B1_SQL = f"""
-WITH {_INLINE_CTES},
-newest AS MATERIALIZED (  -- per eligible conversation (few, with an audience), then merged
-    SELECT d.* FROM ew CROSS JOIN LATERAL (
+# F's ranking pass: the newest max_candidates matches inside the eligible
+# windows (each window of each eligible conversation walked newest first from
+# its end, merged; one more row than the cap, as F reads), the same filter,
+# the same score, top k.
+_RANKING_CTES = f"""
+newest AS MATERIALIZED (
+    SELECT d.* FROM ew CROSS JOIN LATERAL unnest(ew.visible) seg(visible)
+     CROSS JOIN LATERAL (
         SELECT d.* FROM history.message_search_documents d
          WHERE d.conversation_key = ew.conversation_key AND d.document @@ %(tq)s::tsquery
+           AND d.sent_at >= coalesce(lower(seg.visible), '-infinity')
+           AND d.sent_at <= coalesce(upper(seg.visible), 'infinity') AND d.sent_at <@ seg.visible
          ORDER BY d.sent_at DESC, d.message_id DESC
-         LIMIT (SELECT max_candidates FROM st)) d
+         LIMIT (SELECT max_candidates + 1 FROM st)) d
      ORDER BY d.sent_at DESC, d.message_id DESC
-     LIMIT (SELECT max_candidates FROM st)),
+     LIMIT (SELECT max_candidates + 1 FROM st)),
 eligible AS (
     SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document
-      FROM newest d JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
-     WHERE {_ELIGIBLE_WHERE})
-SELECT e.message_key, t.total
-  FROM eligible e CROSS JOIN st CROSS JOIN r CROSS JOIN ra
-  CROSS JOIN LATERAL (SELECT
-        st.text_weight * ts_rank(e.document, %(tq)s::tsquery, 32)
-      + st.coverage_weight * (length(e.document) - length(ts_delete(e.document, %(terms)s::text[])))::float8
-                           / cardinality(%(terms)s::text[])
-      + st.actor_weight * (e.author_key = ANY (ra.keys))::int
-      + st.conversation_weight * (e.conversation_key = r.conversation_key)::int
-      + st.participation_weight * (EXISTS (
-            SELECT 1 FROM history.conversation_authors ca
-             WHERE ca.conversation_key = e.conversation_key AND ca.author_key = ANY (ra.keys)))::int
-      + st.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
-            extract(epoch FROM (now() - e.sent_at))::float8
-            / extract(epoch FROM st.recency_half_life)::float8))) AS total) t
- ORDER BY t.total DESC, e.sent_at DESC, e.message_id
- LIMIT %(k)s
+      FROM (SELECT * FROM newest ORDER BY sent_at DESC, message_id DESC LIMIT (SELECT max_candidates FROM st)) d
+      JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
+     WHERE {_ELIGIBLE_WHERE}),
+ranked AS (
+    SELECT e.message_key, t.total, row_number() OVER (ORDER BY t.total DESC, e.sent_at DESC, e.message_id) AS rank
+      FROM eligible e CROSS JOIN st CROSS JOIN r CROSS JOIN ra
+      CROSS JOIN LATERAL (SELECT
+            st.text_weight * ts_rank(e.document, %(tq)s::tsquery, 32)
+          + st.coverage_weight * (length(e.document) - length(ts_delete(e.document, %(terms)s::text[])))::float8
+                               / cardinality(%(terms)s::text[])
+          + st.actor_weight * (e.author_key = ANY (ra.keys))::int
+          + st.conversation_weight * (e.conversation_key = r.conversation_key)::int
+          + st.participation_weight * (EXISTS (
+                SELECT 1 FROM history.conversation_authors ca
+                 WHERE ca.conversation_key = e.conversation_key AND ca.author_key = ANY (ra.keys)))::int
+          + st.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
+                extract(epoch FROM (now() - e.sent_at))::float8
+                / extract(epoch FROM st.recency_half_life)::float8))) AS total) t
+     ORDER BY t.total DESC, e.sent_at DESC, e.message_id
+     LIMIT %(k)s)"""
+
+_B1R_SQL = f"""
+WITH {_INLINE_CTES}, {_RANKING_CTES}
+SELECT message_key, total FROM ranked ORDER BY rank
+"""
+
+# F's counting pass: the newest max_counted_candidates matches in all the
+# agent's conversations at any time (one more, to tell the cap was reached),
+# found by _newest_matches as F finds them (the agent's conversations listed
+# when at most 5 000, as F lists them), each counted under the first rule
+# that removes it (the bench's searches have no speaker or time filter:
+# perspective, then audience). Not one planned statement: no single plan is
+# bounded here (docs/benchmarks.md, "Shapes"), and a floor must not be a
+# worse plan for the same work.
+_COUNTING_CTES = """
+agent_conversations AS MATERIALIZED (
+    SELECT CASE WHEN count(*) <= 5000 THEN coalesce(array_agg(x.conversation_key), '{}') END AS keys
+      FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
+             WHERE m.account_key = (SELECT agent_key FROM r) LIMIT 5001) x),
+counted AS MATERIALIZED (
+    SELECT n.conversation_key, n.sent_at,
+           row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
+      FROM r CROSS JOIN agent_conversations ac CROSS JOIN st
+     CROSS JOIN LATERAL history._newest_matches(%(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
+                                                NULL, NULL, NULL, st.max_counted_candidates + 1) n),
+counted_windows AS (
+    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
+      FROM history.memberships m
+     WHERE m.account_key = (SELECT agent_key FROM r)
+       AND m.conversation_key IN (SELECT conversation_key FROM counted)
+     GROUP BY m.conversation_key),
+exclusions AS (
+    SELECT count(*) FILTER (WHERE NOT c.sent_at <@ cw.visible) AS perspective,
+           count(*) FILTER (WHERE c.sent_at <@ cw.visible AND cardinality(r.audience_keys) > 0
+                              AND NOT coalesce(c.sent_at <@ au.visible, false)) AS audience,
+           (SELECT count(*) FROM counted) > (SELECT max_counted_candidates FROM st) AS capped
+      FROM counted c CROSS JOIN r
+      JOIN counted_windows cw ON cw.conversation_key = c.conversation_key
+      LEFT JOIN au ON au.conversation_key = c.conversation_key
+     WHERE c.position <= (SELECT max_counted_candidates FROM st))"""
+
+_B1_SQL = f"""
+WITH {_INLINE_CTES}, {_RANKING_CTES}, {_COUNTING_CTES}
+SELECT k.message_key, k.total, x.perspective, x.audience,
+       x.capped OR (SELECT count(*) FROM newest) > (SELECT max_candidates FROM st) AS capped
+  FROM exclusions x LEFT JOIN ranked k ON true  -- the counts come back even without hits
+ ORDER BY k.rank
 """
 
 _B0_SQL = """
@@ -163,7 +222,14 @@ SELECT d.message_key
  LIMIT %(k)s
 """
 
-SHAPE_SQL = {"F": _F_SQL, "B1": _B1_SQL, "B0": _B0_SQL, "P1": _P1_SQL, "P2": _P2_SQL}
+# F's settings (the SET clauses of search_history and the plan_cache_mode it
+# switches to for its candidate passes), so the floors run F's plans under
+# F's conditions: no JIT (compiling costs more than any plan here saves),
+# work_mem 32MB, and custom plans for _newest_matches' nested statements.
+_F_SETTINGS = ["SET jit = off", "SET work_mem = '32MB'", "SET plan_cache_mode = force_custom_plan"]
+SHAPE_SESSION = {"B1": _F_SETTINGS, "B1r": _F_SETTINGS}
+
+SHAPE_SQL = {"F": _F_SQL, "B1": _B1_SQL, "B1r": _B1R_SQL, "B0": _B0_SQL, "P1": _P1_SQL, "P2": _P2_SQL}
 
 
 def _quote_lexeme(t: str) -> str:
@@ -326,6 +392,8 @@ def run_cell(dsn: str, shape: str, items: list[dict[str, Any]], contexts: list[d
         runs: dict[int, list[Any]] = {}
         try:
             with psycopg.connect(dsn, autocommit=True, prepare_threshold=None) as conn:
+                for setting in SHAPE_SESSION.get(shape, []):
+                    conn.execute(setting)
                 while True:
                     with lock:
                         i = state["next"]
@@ -569,7 +637,7 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
     for c in levels:
         by = {x["shape"]: x for x in cells if x["concurrency"] == c}
         r = {}
-        for key, (a, b) in {"F/B1": ("F", "B1"), "F/P1": ("F", "P1"), "F/P2": ("F", "P2"),
+        for key, (a, b) in {"F/B1": ("F", "B1"), "F/B1r": ("F", "B1r"), "F/P1": ("F", "P1"), "F/P2": ("F", "P2"),
                             "B1/B0": ("B1", "B0")}.items():
             if a in by and b in by:
                 r[key] = {"mix": {p: _ratio(by[a]["mix"][f"{p}_ms"], by[b]["mix"][f"{p}_ms"]) for p in ("p50", "p95", "p99")}}
