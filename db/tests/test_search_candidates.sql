@@ -111,7 +111,7 @@ END
 $busy$;
 CREATE FUNCTION pg_temp.kiwi_hits(p_audience text[]) RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(h.message_id ORDER BY h.message_id), '{}')
-      FROM unnest((history.search_history(history.begin_run('c-bot', 'c-plums', 'c-ann', 'c-cur', '{}', p_audience),
+      FROM unnest((history._search_history(history.begin_run('c-bot', 'c-plums', 'c-ann', 'c-cur', '{}', p_audience),
                                           'kiwi', p_limit => 20)).hits) h $$;
 UPDATE history.search_settings SET max_candidates = 3, max_counted_candidates = 3;
 SELECT is(pg_temp.kiwi_hits(NULL), ARRAY['c-k1', 'c-k2'],
