@@ -135,6 +135,16 @@ CREATE INDEX message_search_documents_order_idx ON history.message_search_docume
 CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);
 COMMENT ON TABLE history.message_search_documents IS 'Search projection of live messages (tsvector and filter columns); never the source of text';
 
+-- Rows whose only use is to be locked, one per kind of rare write that must
+-- run one at a time (link_identity and revoke_proof: 'identity_proofs').
+-- Only the owner can read or lock them, so no client login can take or hold
+-- such a lock; an advisory-lock key derived from a public name could be.
+CREATE TABLE history.write_locks (
+    lock_name text COLLATE "C" PRIMARY KEY
+);
+INSERT INTO history.write_locks VALUES ('identity_proofs');
+COMMENT ON TABLE history.write_locks IS 'Rows locked FOR UPDATE to serialise rare writers (owner only; never delete them)';
+
 -- Ranking weights and the text search configuration; one row a DBA may update.
 CREATE TABLE history.search_settings (
     singleton            boolean PRIMARY KEY DEFAULT true CHECK (singleton),

@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(107);
+SELECT plan(108);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean) ON COMMIT DROP;
@@ -109,6 +109,10 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
           ARRAY['verify_query_digest'],
           'history_auditor may execute verify_query_digest and nothing else');
+
+SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
+            WHERE NOT in_extension AND pg_catalog.pg_get_functiondef(oid) ~* 'advisory'),
+          '{}'::text[], 'no function of schema history takes an advisory lock (any login could take the same key)');
 
 -- ---------------------------------------------------------------- functions, one by one (15 + 45)
 SELECT is_definer('history', s.name, s.args, pg_catalog.format('history.%s is SECURITY DEFINER', s.name))
