@@ -30,6 +30,7 @@ def test_search_audit_and_verify_digest(db_dsn):
     assert "searched_at" in table.splitlines()[0] and "(1 events)" in table
     rows = json.loads(hs("audit", "--dsn", db_dsn, "--json").stdout)
     assert rows[0]["hit_message_ids"] == ["t1"] and "release" not in json.dumps(rows)
+    assert str(run) not in json.dumps(rows)  # the run shows by its key and token digest, never its token
 
     assert hs("verify-digest", "--dsn", db_dsn, event, "Release  TRAIN").stdout.strip() == "true"
     wrong = hs("verify-digest", "--dsn", db_dsn, event, "release plan", check=False)

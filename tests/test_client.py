@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import re
 import uuid
@@ -393,10 +394,12 @@ def test_client_never_commits_a_callers_transaction(db_dsn, world, conn):
         tx.commit()
         Search(tx, run).search("launch")
         # the search's audit row is not visible until the caller commits
-        assert conn.execute("SELECT count(*) FROM history.search_audit WHERE run_id = %s", (run,)
+        assert conn.execute("SELECT count(*) FROM history.search_audit a JOIN history.runs r USING (run_key) "
+                            "WHERE r.run_token = %s", (run,)
                             ).fetchone()[0] == 0
         tx.commit()
-        assert conn.execute("SELECT count(*) FROM history.search_audit WHERE run_id = %s", (run,)
+        assert conn.execute("SELECT count(*) FROM history.search_audit a JOIN history.runs r USING (run_key) "
+                            "WHERE r.run_token = %s", (run,)
                             ).fetchone()[0] == 1
 
 
@@ -430,13 +433,21 @@ def test_auditor_calls(connect_as, search, run):
     assert row["agent_id"] == "agent" and row["status"] == "ok" and row["excluded_audience"] >= 1
     assert "query" not in row  # the text is stored nowhere
     assert auditor.search_events(agent_id="nobody") == []
-    assert auditor.search_events(event=result.search_event_id)[0]["run_id"] == run
+    # the auditor sees the run's key and its token's SHA-256, never the token
+    event_row = auditor.search_events(event=result.search_event_id)[0]
+    assert "run_id" not in event_row and str(run) not in str(event_row)
+    assert event_row["run_token_sha256"] == hashlib.sha256(str(run).encode()).hexdigest()
+    assert all(str(run) not in str(m) for m in auditor.search_event_messages(result.search_event_id))
     assert auditor.search_events(since=datetime.now(timezone.utc) + timedelta(hours=1)) == []
     assert auditor.search_events(until=datetime.now(timezone.utc) + timedelta(hours=1), limit=1) == rows
     messages = auditor.search_event_messages(result.search_event_id)
     assert [m["message_id"] for m in messages if m["role"] == "hit"] == [h.message_id for h in result.hits]
-    assert auditor.verify_query_digest(result.search_event_id, "launch monday") is True
-    assert auditor.verify_query_digest(str(result.search_event_id), "something else") is False
+    with pytest.raises(DatabaseError) as refused:  # a dictionary oracle: history_digest_verifier only
+        auditor.verify_query_digest(result.search_event_id, "launch monday")
+    assert refused.value.sqlstate == "42501"
+    verifier = Auditor(connect_as("history_digest_verifier"))
+    assert verifier.verify_query_digest(result.search_event_id, "launch monday") is True
+    assert verifier.verify_query_digest(str(result.search_event_id), "something else") is False
 
 
 # --------------------------------------------------------------------------

@@ -50,7 +50,8 @@ def test_demo_against_a_database(db_dsn):
     assert run_demo(db_dsn, out=out) == 0
     text = out.getvalue()
     check_output(text)
-    assert "runtime as history_runtime, model-side search as history_searcher, auditor as history_auditor" in text
+    assert ("runtime as history_runtime, model-side search as history_searcher, auditor as history_auditor, "
+            "digest checks as history_digest_verifier") in text
     # a second run in the same database does not collide (fresh id prefix)
     again = io.StringIO()
     assert run_demo(db_dsn, out=again) == 0

@@ -28,6 +28,6 @@ $revoke$;
 -- (Per-schema defaults can only add privileges, so this one is database-wide.)
 ALTER DEFAULT PRIVILEGES FOR ROLE history_owner REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 
-GRANT USAGE ON SCHEMA history TO history_runtime, history_searcher, history_auditor;
+GRANT USAGE ON SCHEMA history TO history_runtime, history_searcher, history_auditor, history_digest_verifier;
 
 COMMIT;

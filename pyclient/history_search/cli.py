@@ -138,7 +138,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_audit)
 
 
-AUDIT_COLUMNS = ["searched_at", "agent_id", "run_id", "status", "hit_count", "selected_count",
+AUDIT_COLUMNS = ["searched_at", "agent_id", "run_key", "status", "hit_count", "selected_count",
                  "excluded_perspective", "excluded_audience", "excluded_lineage", "budget_used"]
 
 
@@ -149,10 +149,13 @@ def run_audit(args: argparse.Namespace) -> int:
     from psycopg.rows import dict_row
 
     where, params = [], {"limit": args.limit}
-    for column, value, name in (("run_id", args.run, "run"), ("agent_id", args.agent, "agent")):
-        if value:
-            where.append(f"{column} = %({name})s")
-            params[name] = value
+    if args.run:  # the view shows the token's SHA-256, never the token
+        where.append("run_token_sha256 = pg_catalog.encode(pg_catalog.sha256("
+                     "pg_catalog.convert_to(%(run)s::uuid::text, 'UTF8')), 'hex')")
+        params["run"] = args.run
+    if args.agent:
+        where.append("agent_id = %(agent)s")
+        params["agent"] = args.agent
     if args.since:
         where.append("searched_at >= %(since)s::timestamptz")
         params["since"] = args.since
@@ -177,7 +180,8 @@ def run_audit(args: argparse.Namespace) -> int:
 
 def add_verify_digest(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify-digest", help="did this query text produce a search event?",
-                       description="Call history.verify_query_digest: prints true or false (exit 0 or 1).")
+                       description="Call history.verify_query_digest: prints true or false (exit 0 or 1). "
+                                   "Needs a login with history_digest_verifier.")
     _add_dsn(p)
     p.add_argument("event", help="search_event_id")
     p.add_argument("query")
