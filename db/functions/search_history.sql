@@ -15,6 +15,11 @@ CREATE OR REPLACE FUNCTION history.search_history(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
 SET client_min_messages = warning
 -- JIT compilation costs more than any plan here saves (100+ ms once costs cross jit_above_cost).
 SET jit = off

@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(132);
+SELECT plan(133);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
@@ -96,6 +96,12 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
             WHERE prosecdef
               AND NOT coalesce('search_path=pg_catalog, history, pg_temp' = ANY (proconfig), false)),
           '{}'::text[], 'every SECURITY DEFINER function pins search_path = pg_catalog, history, pg_temp');
+SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
+            WHERE prosecdef
+              AND NOT coalesce(proconfig @> ARRAY['extra_float_digits=1', 'DateStyle=ISO, MDY', 'IntervalStyle=postgres',
+                                                  'TimeZone=UTC', 'standard_conforming_strings=on'], false)),
+          '{}'::text[],
+          'every SECURITY DEFINER function pins extra_float_digits, DateStyle, IntervalStyle, TimeZone and standard_conforming_strings');
 SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('public', oid, 'EXECUTE')),
           '{}'::text[], 'no function of schema history (pgcrypto included) is executable by PUBLIC');
