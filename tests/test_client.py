@@ -246,18 +246,19 @@ def test_mapping_by_name_survives_a_new_field_of_search_hit(conn, search):
 
 def test_mapping_by_name_ignores_unknown_keys_everywhere():
     neighbour = {"message_id": "n1", "conversation_id": "c", "sent_at": "2026-03-01T09:00:00+01:00",
-                 "speaker_id": "bob", "speaker_role": "other", "body": "hi", "reactions": 3}
+                 "speaker_id": "bob", "speaker_role": "other", "body": "hi", "body_truncated": True, "reactions": 3}
     reasons = {"text": 0.1, "coverage": 1, "actor": 0, "conversation": 0.3, "participation": 0.2,
                "recency": 0.5, "total": 2.1, "matched_terms": ["hi"], "new_signal": 9}
     hit = {"message_id": "h1", "conversation_id": "c", "sent_at": "2026-03-01T08:00:00Z", "speaker_id": "alice",
            "speaker_role": "requester", "body": "hello", "score": 2.1, "reasons": reasons, "before": [],
-           "after": [neighbour], "thread_id": "x"}
+           "after": [neighbour], "body_truncated": False, "thread_id": "x"}
     # keys in any order (JSON objects are unordered), an unknown key at every level
     result = SearchResult.from_dict(dict(reversed(list({
         "status": "ok", "search_event_id": str(uuid.uuid4()), "budget_used": 2, "budget_remaining": 398,
         "hits": [dict(reversed(list(hit.items())))], "tenant": "t"}.items()))))
     assert result.hits[0].after[0].sent_at == datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
     assert result.hits[0].reasons.coverage == 1.0 and result.hits[0].reasons.matched_terms == ("hi",)
+    assert result.hits[0].after[0].body_truncated is True and result.hits[0].body_truncated is False
     with pytest.raises(ValueError, match="score"):
         SearchHit.from_dict({k: v for k, v in hit.items() if k != "score"})
 
