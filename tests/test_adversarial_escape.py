@@ -31,7 +31,7 @@ from tests.test_adversarial_query import (
     BODIES, CONVERSATIONS, ELIGIBLE, MESSAGES, Session, World, drop_world, error_text, make_world,
 )
 
-CLIENT_ROLES = ["history_searcher", "history_runtime", "history_auditor"]
+CLIENT_ROLES = ["history_searcher", "history_runtime", "history_auditor", "history_digest_verifier"]
 
 
 @pytest.fixture(scope="module")
@@ -344,7 +344,7 @@ def test_digest_normal_form_ignores_standard_conforming_strings(world, session):
     for q in ["launch sss", "launch", "boss  says\tyes"]:
         row, _ = run_search(session(), world.run, q)
         sessions[q] = row["search_event_id"]
-    auditor = session("history_auditor")
+    auditor = session("history_digest_verifier")
     auditor.execute("SET standard_conforming_strings = off")
     auditor.execute("SET escape_string_warning = off")
 
@@ -371,10 +371,11 @@ GRANTED = {
     "history_runtime": {"upsert_account", "upsert_conversation", "add_member", "remove_member", "post_message",
                         "edit_message", "delete_message", "link_identity", "revoke_proof", "begin_run", "end_run",
                         "check_delivery", "record_reply", "search_history", "_search_history"},
-    "history_auditor": {"verify_query_digest"},
+    "history_auditor": set(),
+    "history_digest_verifier": {"verify_query_digest"},
 }
 READABLE = {"history_searcher": set(), "history_runtime": set(),
-            "history_auditor": {"search_audit", "search_audit_messages"}}
+            "history_auditor": {"search_audit", "search_audit_messages"}, "history_digest_verifier": set()}
 
 
 def schema_functions(world: World):
@@ -601,8 +602,9 @@ def test_read_only_transaction_cannot_search_unaudited(world, session):
 # Every text-like column an auditor may read, by design: ids, enums and the hex digest.
 AUDITOR_TEXT_COLUMNS = {
     "search_audit": {"agent_id", "destination_conversation_id", "requester_id", "query_digest", "speaker",
-                     "hit_message_ids", "selected_message_ids", "status"},
-    "search_audit_messages": {"agent_id", "message_id", "conversation_id", "role", "hit_message_id"},
+                     "hit_message_ids", "selected_message_ids", "status", "run_token_sha256"},
+    "search_audit_messages": {"agent_id", "message_id", "conversation_id", "role", "hit_message_id",
+                              "run_token_sha256"},
 }
 
 
@@ -650,10 +652,12 @@ def test_auditor_output_holds_no_message_text(world, session):
     found = sorted(w for w in words if w in dump)
     assert not found, f"message text in the auditor's output: {found}"
     assert MARK not in dump and "zqx" not in dump
-    # What verify_query_digest gives the auditor is a boolean, never text.
+    # The run tokens (live bearer capabilities) are not there either: a run shows by key and token digest.
+    assert str(world.run) not in dump
+    # What verify_query_digest gives its own role is a boolean, never text.
     event = auditor.execute("SELECT search_event_id FROM history.search_audit LIMIT 1").fetchone()[0]
-    assert auditor.execute("SELECT pg_typeof(history.verify_query_digest(%s, 'x'))::text",
-                           (event,)).fetchone()[0] == "boolean"
+    assert session("history_digest_verifier").execute("SELECT pg_typeof(history.verify_query_digest(%s, 'x'))::text",
+                                                      (event,)).fetchone()[0] == "boolean"
 
 
 def test_only_the_owner_can_read_the_digest_key(world, session):

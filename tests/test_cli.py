@@ -68,10 +68,12 @@ def test_search_audit_and_verify_digest(db_dsn):
     rows = json.loads(hs("audit", "--dsn", auditor, "--json").stdout)
     assert rows[0]["hit_message_ids"] == ["t1"] and "release" not in json.dumps(rows)
     assert json.loads(hs("audit", "--dsn", auditor, "--json", "--since", "2999-01-01T00:00:00Z").stdout) == []
+    assert str(run) not in json.dumps(rows)  # the run shows by its key and token digest, never its token
 
-    match = hs("verify-digest", "--dsn", auditor, event, "Release  TRAIN")
+    verifier = as_role(db_dsn, "history_digest_verifier")
+    match = hs("verify-digest", "--dsn", verifier, event, "Release  TRAIN")
     assert match.returncode == EXIT_OK and match.stdout.strip() == "true"
-    wrong = hs("verify-digest", "--dsn", auditor, event, "release plan", check=False)
+    wrong = hs("verify-digest", "--dsn", verifier, event, "release plan", check=False)
     assert wrong.returncode == EXIT_NO_MATCH and wrong.stdout.strip() == "false" and wrong.stderr == ""
 
     bad = hs("search", "--dsn", db_dsn, "--run", NO_RUN, "x", check=False)
@@ -176,17 +178,17 @@ def test_bad_uuids():
 
 def test_verify_digest_exit_codes_are_distinct(db_dsn):
     """0 match, 1 no match, 2 error — an error is never mistaken for 'no match'."""
-    auditor = as_role(db_dsn, "history_auditor")
+    verifier = as_role(db_dsn, "history_digest_verifier")
     event = str(uuid.uuid4())
-    unknown_event = hs("verify-digest", "--dsn", auditor, event, "q", check=False)
+    unknown_event = hs("verify-digest", "--dsn", verifier, event, "q", check=False)
     assert_one_line_error(unknown_event, EXIT_ERROR, "history-search verify-digest: [HS003]", event)
     assert unknown_event.stdout == ""
-    assert_one_line_error(hs("verify-digest", "--dsn", auditor, "nope", "q", check=False), EXIT_ERROR)
+    assert_one_line_error(hs("verify-digest", "--dsn", verifier, "nope", "q", check=False), EXIT_ERROR)
     assert_one_line_error(hs("verify-digest", "--dsn", UNREACHABLE, NO_RUN, "q", check=False), EXIT_ERROR)
-    # a login that may not verify: a database error, not "false"
-    searcher = as_role(db_dsn, "history_searcher")
-    denied = hs("verify-digest", "--dsn", searcher, NO_RUN, "q", check=False)
-    assert_one_line_error(denied, EXIT_ERROR, "permission denied")
+    # a login that may not verify (the auditor too: it is a dictionary oracle): an error, not "false"
+    for role in ("history_searcher", "history_auditor"):
+        denied = hs("verify-digest", "--dsn", as_role(db_dsn, role), NO_RUN, "q", check=False)
+        assert_one_line_error(denied, EXIT_ERROR, "permission denied")
 
 
 def test_usage_errors_are_one_line():

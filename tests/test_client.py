@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import re
 import uuid
@@ -247,18 +248,19 @@ def test_mapping_by_name_survives_a_new_field_of_search_hit(conn, search):
 
 def test_mapping_by_name_ignores_unknown_keys_everywhere():
     neighbour = {"message_id": "n1", "conversation_id": "c", "sent_at": "2026-03-01T09:00:00+01:00",
-                 "speaker_id": "bob", "speaker_role": "other", "body": "hi", "reactions": 3}
+                 "speaker_id": "bob", "speaker_role": "other", "body": "hi", "body_truncated": True, "reactions": 3}
     reasons = {"text": 0.1, "coverage": 1, "actor": 0, "conversation": 0.3, "participation": 0.2,
                "recency": 0.5, "total": 2.1, "matched_terms": ["hi"], "new_signal": 9}
     hit = {"message_id": "h1", "conversation_id": "c", "sent_at": "2026-03-01T08:00:00Z", "speaker_id": "alice",
            "speaker_role": "requester", "body": "hello", "score": 2.1, "reasons": reasons, "before": [],
-           "after": [neighbour], "thread_id": "x"}
+           "after": [neighbour], "body_truncated": False, "thread_id": "x"}
     # keys in any order (JSON objects are unordered), an unknown key at every level
     result = SearchResult.from_dict(dict(reversed(list({
         "status": "ok", "search_event_id": str(uuid.uuid4()), "budget_used": 2, "budget_remaining": 398,
         "hits": [dict(reversed(list(hit.items())))], "tenant": "t"}.items()))))
     assert result.hits[0].after[0].sent_at == datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
     assert result.hits[0].reasons.coverage == 1.0 and result.hits[0].reasons.matched_terms == ("hi",)
+    assert result.hits[0].after[0].body_truncated is True and result.hits[0].body_truncated is False
     with pytest.raises(ValueError, match="score"):
         SearchHit.from_dict({k: v for k, v in hit.items() if k != "score"})
 
@@ -402,7 +404,8 @@ def test_client_never_commits_a_callers_transaction(db_dsn, world, conn):
         # ... and outside one it switches the connection to autocommit for the call, then back.
         Search(tx, run).search("launch")
         assert not tx.autocommit and tx.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        assert conn.execute("SELECT count(*) FROM history.search_audit WHERE run_id = %s", (run,)
+        assert conn.execute("SELECT count(*) FROM history.search_audit a JOIN history.runs r USING (run_key) "
+                            "WHERE r.run_token = %s", (run,)
                             ).fetchone()[0] == 1
 
 
@@ -436,13 +439,21 @@ def test_auditor_calls(connect_as, search, run):
     assert row["agent_id"] == "agent" and row["status"] == "ok" and row["excluded_audience"] >= 1
     assert "query" not in row  # the text is stored nowhere
     assert auditor.search_events(agent_id="nobody") == []
-    assert auditor.search_events(event=result.search_event_id)[0]["run_id"] == run
+    # the auditor sees the run's key and its token's SHA-256, never the token
+    event_row = auditor.search_events(event=result.search_event_id)[0]
+    assert "run_id" not in event_row and str(run) not in str(event_row)
+    assert event_row["run_token_sha256"] == hashlib.sha256(str(run).encode()).hexdigest()
+    assert all(str(run) not in str(m) for m in auditor.search_event_messages(result.search_event_id))
     assert auditor.search_events(since=datetime.now(timezone.utc) + timedelta(hours=1)) == []
     assert auditor.search_events(until=datetime.now(timezone.utc) + timedelta(hours=1), limit=1) == rows
     messages = auditor.search_event_messages(result.search_event_id)
     assert [m["message_id"] for m in messages if m["role"] == "hit"] == [h.message_id for h in result.hits]
-    assert auditor.verify_query_digest(result.search_event_id, "launch monday") is True
-    assert auditor.verify_query_digest(str(result.search_event_id), "something else") is False
+    with pytest.raises(DatabaseError) as refused:  # a dictionary oracle: history_digest_verifier only
+        auditor.verify_query_digest(result.search_event_id, "launch monday")
+    assert refused.value.sqlstate == "42501"
+    verifier = Auditor(connect_as("history_digest_verifier"))
+    assert verifier.verify_query_digest(result.search_event_id, "launch monday") is True
+    assert verifier.verify_query_digest(str(result.search_event_id), "something else") is False
 
 
 # --------------------------------------------------------------------------

@@ -50,7 +50,8 @@ def test_demo_against_a_database(db_dsn):
     assert run_demo(db_dsn, out=out) == 0
     text = out.getvalue()
     check_output(text)
-    assert "runtime as history_runtime, model-side search as history_searcher, auditor as history_auditor" in text
+    assert ("runtime as history_runtime, model-side search as history_searcher, auditor as history_auditor, "
+            "digest checks as history_digest_verifier") in text
     # it says up front that it writes sample data into this database, and that the data stays
     name = db_dsn.rsplit("/", 1)[1].split("?")[0]
     assert re.search(rf"NOTE: this writes sample data into database {name} and leaves it there: .*"

@@ -65,12 +65,13 @@ class SqlSide:
 
     One database serves every example of a test (a fresh one per example costs
     more than the example); ``reset()`` empties it before each example: every
-    table of the schema is truncated except the two the migrations seed
-    (``search_settings``, put back to its defaults, and ``query_digest_keys``),
+    table of the schema is truncated except the three the migrations seed
+    (``search_settings``, put back to its defaults, ``query_digest_keys`` and
+    ``write_locks``),
     and the reset is checked, so no example sees another's rows.
     """
 
-    KEPT = ("search_settings", "query_digest_keys")
+    KEPT = ("search_settings", "query_digest_keys", "write_locks")
 
     def __init__(self, url: str):
         self.admin = psycopg.connect(url, autocommit=True)

@@ -65,7 +65,7 @@ def test_searcher_searches_and_reads_nothing(db_dsn, login):
                 conn.execute(f"SELECT 1 FROM {table} LIMIT 1")
         for call in ["SELECT history.begin_run('agent', 'team', 'alice', 't2')",
                      "SELECT history.post_message('x', 'team', 'alice', 'forged', now())",
-                     "SELECT history._message_json(1, 1, '{}')",
+                     "SELECT history._message_json(1, 1, '{}', 10)",
                      f"SELECT * FROM history.check_delivery('{run}')"]:
             with pytest.raises(errors.InsufficientPrivilege):
                 conn.execute(call)
@@ -85,8 +85,16 @@ def test_auditor_sees_events_but_no_text(db_dsn, login):
         dump = conn.execute("SELECT string_agg(a::text, ' ') FROM history.search_audit a").fetchone()[0]
         dump += conn.execute("SELECT string_agg(a::text, ' ') FROM history.search_audit_messages a").fetchone()[0]
         assert "launch" not in dump and "monday" not in dump
+        assert str(run) not in dump  # a run token is a live capability: the views show its SHA-256
+        # verify_query_digest is a dictionary oracle for short queries: its own role, granted explicitly
+        with pytest.raises(errors.InsufficientPrivilege):
+            conn.execute("SELECT history.verify_query_digest(%s, 'launch monday')", (event,))
+    with psycopg.connect(login("history_digest_verifier"), autocommit=True) as conn:
         assert conn.execute("SELECT history.verify_query_digest(%s, '  Launch   MONDAY ')", (event,)).fetchone()[0]
         assert not conn.execute("SELECT history.verify_query_digest(%s, 'launch tuesday')", (event,)).fetchone()[0]
+        with pytest.raises(errors.InsufficientPrivilege):
+            conn.execute("SELECT count(*) FROM history.search_audit")
+    with psycopg.connect(auditor, autocommit=True) as conn:
         with pytest.raises(errors.InsufficientPrivilege):
             conn.execute("SELECT body FROM history.message_events LIMIT 1")
         with pytest.raises(errors.InsufficientPrivilege):

@@ -2,14 +2,18 @@
 -- requires: run_tables
 --
 -- What a DBA or auditor reads: one row per search, one row per selected
--- message. Ids, times, digests and numbers; never message or query text.
+-- message. Ids, times, digests and numbers; never message or query text,
+-- and never a run token (a live bearer capability): a run is shown by its
+-- internal key and by the SHA-256 of its token, which whoever holds the
+-- token can compute to find its searches.
 -- The views run with the owner's rights, so the auditor needs no table grant.
 BEGIN;
 SET LOCAL ROLE history_owner;
 
 CREATE VIEW history.search_audit AS
 SELECT e.search_event_id,
-       r.run_token                       AS run_id,
+       r.run_key,
+       pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(r.run_token::text, 'UTF8')), 'hex') AS run_token_sha256,
        agent.account_id                  AS agent_id,
        dest.conversation_id              AS destination_conversation_id,
        requester.account_id              AS requester_id,
@@ -46,7 +50,8 @@ COMMENT ON VIEW history.search_audit IS 'Audit: one row per search_history call 
 
 CREATE VIEW history.search_audit_messages AS
 SELECT e.search_event_id,
-       r.run_token          AS run_id,
+       r.run_key,
+       pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(r.run_token::text, 'UTF8')), 'hex') AS run_token_sha256,
        agent.account_id     AS agent_id,
        e.searched_at,
        s.ordinality::integer AS position,

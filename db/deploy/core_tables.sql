@@ -135,6 +135,16 @@ CREATE INDEX message_search_documents_order_idx ON history.message_search_docume
 CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);
 COMMENT ON TABLE history.message_search_documents IS 'Search projection of live messages (tsvector and filter columns); never the source of text';
 
+-- Rows whose only use is to be locked, one per kind of rare write that must
+-- run one at a time (link_identity and revoke_proof: 'identity_proofs').
+-- Only the owner can read or lock them, so no client login can take or hold
+-- such a lock; an advisory-lock key derived from a public name could be.
+CREATE TABLE history.write_locks (
+    lock_name text COLLATE "C" PRIMARY KEY
+);
+INSERT INTO history.write_locks VALUES ('identity_proofs');
+COMMENT ON TABLE history.write_locks IS 'Rows locked FOR UPDATE to serialise rare writers (owner only; never delete them)';
+
 -- Ranking weights and the text search configuration; one row a DBA may update.
 CREATE TABLE history.search_settings (
     singleton            boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -151,10 +161,15 @@ CREATE TABLE history.search_settings (
     -- How many of the newest matches one search ranks, and how many it counts
     -- exclusions over (docs/decisions.md, "Candidates").
     max_candidates       integer NOT NULL DEFAULT 2000 CHECK (max_candidates BETWEEN 1 AND 10000000),
-    max_counted_candidates integer NOT NULL DEFAULT 500 CHECK (max_counted_candidates BETWEEN 1 AND 10000000)
+    max_counted_candidates integer NOT NULL DEFAULT 500 CHECK (max_counted_candidates BETWEEN 1 AND 10000000),
+    -- Ingestion refuses a longer body (octets of UTF-8): 1 MiB.
+    max_body_bytes       integer NOT NULL DEFAULT 1048576 CHECK (max_body_bytes BETWEEN 1 AND 104857600),
+    -- Search returns at most this many octets of each body (hits and neighbours),
+    -- cut between characters and flagged: 20 hits x 5 messages x 10000 = 1 MB a search.
+    max_returned_body_bytes integer NOT NULL DEFAULT 10000 CHECK (max_returned_body_bytes BETWEEN 4 AND 10000)
 );
 INSERT INTO history.search_settings DEFAULT VALUES;
-COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life and text search configuration (one row)';
+COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life, text search configuration and size limits (one row)';
 
 RESET ROLE;
 COMMIT;

@@ -32,7 +32,8 @@ DO $roles$
 DECLARE
     r text;
 BEGIN
-    FOREACH r IN ARRAY ARRAY['history_owner', 'history_runtime', 'history_searcher', 'history_auditor'] LOOP
+    FOREACH r IN ARRAY ARRAY['history_owner', 'history_runtime', 'history_searcher', 'history_auditor',
+                            'history_digest_verifier'] LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r) THEN
             EXECUTE pg_catalog.format('CREATE ROLE %I NOLOGIN', r);
         END IF;
@@ -43,6 +44,8 @@ $roles$;
 COMMENT ON ROLE history_owner IS 'history-search: owns the schema, its tables and SECURITY DEFINER functions; never logs in';
 COMMENT ON ROLE history_runtime IS 'history-search: trusted agent runtime (ingestion, runs, delivery, search)';
 COMMENT ON ROLE history_searcher IS 'history-search: may call history.search_history and nothing else';
-COMMENT ON ROLE history_auditor IS 'history-search: audit views and digest verification; no message text';
+COMMENT ON ROLE history_auditor IS 'history-search: audit views; no message text, no run token';
+COMMENT ON ROLE history_digest_verifier IS
+    'history-search: may call history.verify_query_digest (an oracle for guessed query texts: grant explicitly)';
 
 COMMIT;

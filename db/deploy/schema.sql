@@ -9,7 +9,7 @@ COMMENT ON SCHEMA history IS 'history-search: conversation-history search for AI
 -- (Per-schema defaults can only add privileges, so this one is database-wide.)
 ALTER DEFAULT PRIVILEGES FOR ROLE history_owner REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 
-GRANT USAGE ON SCHEMA history TO history_runtime, history_searcher, history_auditor;
+GRANT USAGE ON SCHEMA history TO history_runtime, history_searcher, history_auditor, history_digest_verifier;
 
 -- The audit digest's HMAC, computed in the core (no extension is installed or
 -- required: see docs/decisions.md, "No extension").

@@ -17,7 +17,9 @@ CREATE TYPE history.search_hit AS (
     score           float8,
     reasons         jsonb,
     before          jsonb,
-    after           jsonb
+    after           jsonb,
+    -- body holds only the first search_settings.max_returned_body_bytes octets of the text
+    body_truncated  boolean
 );
 COMMENT ON TYPE history.search_hit IS 'One search hit with its ranking reasons and up to two neighbours on each side';
 

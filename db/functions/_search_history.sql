@@ -15,6 +15,11 @@ CREATE OR REPLACE FUNCTION history._search_history(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
 SET client_min_messages = warning
 -- JIT compilation costs more than any plan here saves (100+ ms once costs cross jit_above_cost).
 SET jit = off
@@ -439,24 +444,30 @@ BEGIN
             jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
                                'hits', jsonb_array_length(v_admitted), 'selected', cardinality(v_selected)));
 
-    -- 11. The result, with text loaded from canonical events.
+    -- 11. The result, with text loaded from canonical events, each body cut to
+    --     max_returned_body_bytes (SPEC §3, "Size": at most 1 MB a search).
     SELECT coalesce(array_agg(ROW(
                h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role, h.body, r.total,
                jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
                                   'conversation', r.conversation, 'participation', r.participation,
                                   'recency', r.recency, 'total', r.total, 'matched_terms', to_jsonb(r.matched_terms)),
-               coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts) ORDER BY b.p)
+               coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
+                                                            v_settings.max_returned_body_bytes) ORDER BY b.p)
                            FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)), '[]'),
-               coalesce((SELECT jsonb_agg(history._message_json(f.k::bigint, v_run.agent_key, v_requester_accounts) ORDER BY f.p)
-                           FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)), '[]')
+               coalesce((SELECT jsonb_agg(history._message_json(f.k::bigint, v_run.agent_key, v_requester_accounts,
+                                                            v_settings.max_returned_body_bytes) ORDER BY f.p)
+                           FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)), '[]'),
+               h.body_truncated
            )::history.search_hit ORDER BY a.o), '{}')
       INTO v_hits
       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
       JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint
-      CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, v_run.agent_key, v_requester_accounts) AS j) m
+      CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, v_run.agent_key, v_requester_accounts,
+                                                       v_settings.max_returned_body_bytes) AS j) m
       CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
                                  (m.j->>'sent_at')::timestamptz AS sent_at, m.j->>'speaker_id' AS speaker_id,
-                                 m.j->>'speaker_role' AS speaker_role, m.j->>'body' AS body) h;
+                                 m.j->>'speaker_role' AS speaker_role, m.j->>'body' AS body,
+                                 (m.j->>'body_truncated')::boolean AS body_truncated) h;
 
     RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_new), v_remaining, v_hits)::history.search_result;
 END

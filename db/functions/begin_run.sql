@@ -12,6 +12,12 @@ CREATE OR REPLACE FUNCTION history.begin_run(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_agent        bigint := history._account_key('p_agent_id', p_agent_id);

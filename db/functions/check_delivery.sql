@@ -7,6 +7,12 @@ LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_run history.runs;

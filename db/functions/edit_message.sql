@@ -8,6 +8,12 @@ CREATE OR REPLACE FUNCTION history.edit_message(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_message bigint := history._message_key('p_message_id', p_message_id);
@@ -16,6 +22,11 @@ BEGIN
     PERFORM history._require_time('p_at', p_at);
     IF p_body IS NULL THEN
         RAISE EXCEPTION 'p_body must not be NULL (message %)', quote_literal(p_message_id) USING ERRCODE = 'HS001';
+    END IF;
+    IF octet_length(p_body) > (SELECT s.max_body_bytes FROM history.search_settings s) THEN
+        RAISE EXCEPTION 'p_body of % bytes is over the maximum of % bytes (message %)', octet_length(p_body),
+                (SELECT s.max_body_bytes FROM history.search_settings s), quote_literal(p_message_id)
+            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages (history.search_settings.max_body_bytes).';
     END IF;
     PERFORM history._require_alive(v_message, p_message_id);
 

@@ -12,6 +12,12 @@ CREATE OR REPLACE FUNCTION history.post_message(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id);
@@ -26,6 +32,11 @@ BEGIN
     PERFORM history._require_time('p_sent_at', p_sent_at);
     IF p_body IS NULL THEN
         RAISE EXCEPTION 'p_body must not be NULL (message %)', quote_literal(p_message_id) USING ERRCODE = 'HS001';
+    END IF;
+    IF octet_length(p_body) > (SELECT s.max_body_bytes FROM history.search_settings s) THEN
+        RAISE EXCEPTION 'p_body of % bytes is over the maximum of % bytes (message %)', octet_length(p_body),
+                (SELECT s.max_body_bytes FROM history.search_settings s), quote_literal(p_message_id)
+            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages (history.search_settings.max_body_bytes).';
     END IF;
     IF p_sources IS NULL THEN
         RAISE EXCEPTION 'p_sources must be an array, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass ''{}'' for no sources.';

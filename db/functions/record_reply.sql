@@ -11,12 +11,28 @@ CREATE OR REPLACE FUNCTION history.record_reply(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_run      history.runs := history._lock_open_run(p_run);
     v_problems text;
     v_sources  text[];
 BEGIN
+    -- The reply's body is checked before the delivery check (post_message checks it again).
+    IF p_body IS NULL THEN
+        RAISE EXCEPTION 'p_body must not be NULL (message %)', quote_literal(p_message_id) USING ERRCODE = 'HS001';
+    END IF;
+    IF octet_length(p_body) > (SELECT s.max_body_bytes FROM history.search_settings s) THEN
+        RAISE EXCEPTION 'p_body of % bytes is over the maximum of % bytes (message %)', octet_length(p_body),
+                (SELECT s.max_body_bytes FROM history.search_settings s), quote_literal(p_message_id)
+            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages (history.search_settings.max_body_bytes).';
+    END IF;
+
     -- Hold every proof the evidence relied on: a concurrent revoke_proof
     -- waits for this transaction, or has committed and is seen below
     -- (40001 under REPEATABLE READ).

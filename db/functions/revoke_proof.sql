@@ -8,13 +8,25 @@ CREATE OR REPLACE FUNCTION history.revoke_proof(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_proof history.identity_proofs;
 BEGIN
     PERFORM history._require_id('p_proof_id', p_proof_id);
     PERFORM history._require_time('p_at', p_at);
-    PERFORM pg_advisory_xact_lock(pg_catalog.hashtext('history.identity_proofs'));
+    -- One identity change at a time keeps components consistent. The lock is a
+    -- row only the owner can touch: no client login can take or hold it.
+    PERFORM 1 FROM history.write_locks l WHERE l.lock_name = 'identity_proofs' FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'history.write_locks has no ''identity_proofs'' row' USING ERRCODE = 'XX000',
+            HINT = 'INSERT INTO history.write_locks VALUES (''identity_proofs'') as the owner.';
+    END IF;
 
     SELECT * INTO v_proof FROM history.identity_proofs p WHERE p.proof_id = p_proof_id FOR UPDATE;
     IF NOT FOUND THEN

@@ -1,11 +1,20 @@
 -- verify_query_digest: does this query text produce the digest recorded in
--- the search event? For trusted auditors; the text is compared, never kept.
+-- the search event? The text is compared, never kept. Executable only by
+-- history_digest_verifier, granted to a person explicitly: with it anyone
+-- holding an event id can test guesses, and a short query is guessed from a
+-- dictionary, so an auditor of the views does not get it by default.
 CREATE OR REPLACE FUNCTION history.verify_query_digest(p_event_id uuid, p_query text)
 RETURNS boolean
 LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
+-- Results, errors and audit values never depend on the caller's session settings.
+SET extra_float_digits = 1
+SET DateStyle = 'ISO, MDY'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_digest bytea;
@@ -31,4 +40,4 @@ $function$;
 COMMENT ON FUNCTION history.verify_query_digest(uuid, text) IS
     'Auditor check: true when the query text produced the search event''s keyed digest';
 REVOKE ALL ON FUNCTION history.verify_query_digest(uuid, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.verify_query_digest(uuid, text) TO history_auditor;
+GRANT EXECUTE ON FUNCTION history.verify_query_digest(uuid, text) TO history_digest_verifier;

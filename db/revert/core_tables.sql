@@ -1,7 +1,7 @@
 -- Revert history-search:core_tables from pg
 BEGIN;
 
-DROP TABLE history.search_settings, history.message_search_documents, history.conversation_authors,
+DROP TABLE history.write_locks, history.search_settings, history.message_search_documents, history.conversation_authors,
     history.identity_proofs, history.message_lineage, history.message_sources,
     history.messages, history.message_events, history.memberships,
     history.conversations, history.accounts CASCADE;

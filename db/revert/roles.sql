@@ -7,7 +7,7 @@ DO $roles$
 DECLARE
     r text;
 BEGIN
-    FOREACH r IN ARRAY ARRAY['history_auditor', 'history_searcher', 'history_runtime', 'history_owner'] LOOP
+    FOREACH r IN ARRAY ARRAY['history_digest_verifier', 'history_auditor', 'history_searcher', 'history_runtime', 'history_owner'] LOOP
         BEGIN
             EXECUTE pg_catalog.format('DROP ROLE IF EXISTS %I', r);
         EXCEPTION WHEN dependent_objects_still_exist THEN

@@ -273,8 +273,8 @@ SELECT is(pg_temp.ids((pg_temp.hit('nb', 'nb5')).after), ARRAY['nb6', 'nb8'],
           'neighbours after: nearest first, two, skipping a deleted message');
 SELECT is(((pg_temp.hit('nb', 'nb5')).before->0) - 'sent_at',
           jsonb_build_object('message_id', 'nb2', 'conversation_id', 'el-nb', 'speaker_id', 'el-bob',
-                             'speaker_role', 'other', 'body', 'second filler'),
-          'a neighbour carries its fields and current text');
+                             'speaker_role', 'other', 'body', 'second filler', 'body_truncated', false),
+          'a neighbour carries its fields and current text, not cut');
 SELECT is(((pg_temp.hit('nb', 'nb5')).before->1->>'sent_at')::timestamptz, '2026-06-01 10:01+00'::timestamptz,
           'a neighbour carries its sent_at');
 SELECT is((pg_temp.hit('nb', 'nb5')).before->1->>'speaker_role', 'requester', 'a neighbour carries its speaker role');

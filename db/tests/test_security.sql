@@ -2,44 +2,46 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(112);
+SELECT plan(139);
 
 -- The public SQL surface and who may execute each function.
-CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean) ON COMMIT DROP;
+CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
+                           verifier boolean) ON COMMIT DROP;
 INSERT INTO surface VALUES
     ('upsert_account', ARRAY['text', 'text', 'text'],
-        true, false, false),
+        true, false, false, false),
     ('upsert_conversation', ARRAY['text', 'text', 'text'],
-        true, false, false),
+        true, false, false, false),
     ('add_member', ARRAY['text', 'text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('remove_member', ARRAY['text', 'text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('post_message', ARRAY['text', 'text', 'text', 'text', 'timestamp with time zone', 'text[]'],
-        true, false, false),
+        true, false, false, false),
     ('edit_message', ARRAY['text', 'text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('delete_message', ARRAY['text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('link_identity', ARRAY['text', 'text', 'text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('revoke_proof', ARRAY['text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('begin_run', ARRAY['text', 'text', 'text', 'text', 'text[]', 'text[]'],
-        true, false, false),
+        true, false, false, false),
     ('end_run', ARRAY['uuid'],
-        true, false, false),
+        true, false, false, false),
     ('check_delivery', ARRAY['uuid'],
-        true, false, false),
+        true, false, false, false),
     ('record_reply', ARRAY['uuid', 'text', 'text', 'timestamp with time zone'],
-        true, false, false),
+        true, false, false, false),
     ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
-        true, true, false),
+        true, true, false, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
-        false, false, true);
+        false, false, false, true);
 
 CREATE TEMP TABLE client_roles (role name) ON COMMIT DROP;
-INSERT INTO client_roles VALUES ('history_runtime'), ('history_searcher'), ('history_auditor');
+INSERT INTO client_roles VALUES ('history_runtime'), ('history_searcher'), ('history_auditor'),
+                                ('history_digest_verifier');
 
 -- Every function of the schema, with whether it belongs to an extension.
 CREATE TEMP VIEW schema_functions AS
@@ -57,14 +59,17 @@ SELECT c.oid, c.relname, c.relkind, c.relowner
 
 -- ---------------------------------------------------------------- roles
 SELECT is((SELECT count(*)::int FROM pg_catalog.pg_roles
-            WHERE rolname IN ('history_owner', 'history_runtime', 'history_searcher', 'history_auditor')),
-          4, 'the owner and the three client roles exist');
+            WHERE rolname IN ('history_owner', 'history_runtime', 'history_searcher', 'history_auditor',
+                              'history_digest_verifier')),
+          5, 'the owner and the four client roles exist');
 SELECT is((SELECT coalesce(array_agg(rolname::text ORDER BY rolname), '{}') FROM pg_catalog.pg_roles
-            WHERE rolname IN ('history_owner', 'history_runtime', 'history_searcher', 'history_auditor')
+            WHERE rolname IN ('history_owner', 'history_runtime', 'history_searcher', 'history_auditor',
+                              'history_digest_verifier')
               AND rolcanlogin),
-          '{}'::text[], 'all four roles are NOLOGIN');
+          '{}'::text[], 'all five roles are NOLOGIN');
 SELECT is((SELECT coalesce(array_agg(rolname::text ORDER BY rolname), '{}') FROM pg_catalog.pg_roles
-            WHERE rolname IN ('history_owner', 'history_runtime', 'history_searcher', 'history_auditor')
+            WHERE rolname IN ('history_owner', 'history_runtime', 'history_searcher', 'history_auditor',
+                              'history_digest_verifier')
               AND (rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls OR rolreplication)),
           '{}'::text[], 'none of the roles is superuser or has CREATEROLE, CREATEDB, BYPASSRLS or REPLICATION');
 SELECT is((SELECT coalesce(array_agg(r.rolname::text ORDER BY r.rolname), '{}')
@@ -92,6 +97,12 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
               AND NOT coalesce('search_path=pg_catalog, history, pg_temp' = ANY (proconfig), false)),
           '{}'::text[], 'every SECURITY DEFINER function pins search_path = pg_catalog, history, pg_temp');
 SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
+            WHERE prosecdef
+              AND NOT coalesce(proconfig @> ARRAY['extra_float_digits=1', 'DateStyle=ISO, MDY', 'IntervalStyle=postgres',
+                                                  'TimeZone=UTC', 'standard_conforming_strings=on'], false)),
+          '{}'::text[],
+          'every SECURITY DEFINER function pins extra_float_digits, DateStyle, IntervalStyle, TimeZone and standard_conforming_strings');
+SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('public', oid, 'EXECUTE')),
           '{}'::text[], 'no function of schema history is executable by PUBLIC');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions WHERE prosecdef),
@@ -108,16 +119,30 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_searcher may execute search_history (procedure and function) and nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
+          '{}'::text[],
+          'history_auditor may execute no function (verify_query_digest is history_digest_verifier''s)');
+SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
+            WHERE pg_catalog.has_function_privilege('history_digest_verifier', oid, 'EXECUTE')),
           ARRAY['verify_query_digest'],
-          'history_auditor may execute verify_query_digest and nothing else');
+          'history_digest_verifier may execute verify_query_digest and nothing else');
+SELECT is((SELECT coalesce(array_agg(r.rolname::text ORDER BY r.rolname), '{}')
+             FROM pg_catalog.pg_auth_members am
+             JOIN pg_catalog.pg_roles r ON r.oid = am.member
+            WHERE am.roleid = 'history_digest_verifier'::regrole),
+          '{}'::text[], 'no role is a member of history_digest_verifier by default (it is granted to people explicitly)');
 
--- ---------------------------------------------------------------- functions, one by one (15 + 45)
+SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM schema_functions
+            WHERE NOT in_extension AND pg_catalog.pg_get_functiondef(oid) ~* 'advisory'),
+          '{}'::text[], 'no function of schema history takes an advisory lock (any login could take the same key)');
+
+-- ---------------------------------------------------------------- functions, one by one (15 + 60)
 SELECT is_definer('history', s.name, s.args, pg_catalog.format('history.%s is SECURITY DEFINER', s.name))
   FROM surface s ORDER BY s.name;
 SELECT function_privs_are('history', s.name, s.args, r.role,
                           CASE WHEN (r.role = 'history_runtime' AND s.runtime)
                                  OR (r.role = 'history_searcher' AND s.searcher)
                                  OR (r.role = 'history_auditor' AND s.auditor)
+                                 OR (r.role = 'history_digest_verifier' AND s.verifier)
                                THEN ARRAY['EXECUTE'] ELSE '{}'::text[] END,
                           pg_catalog.format('%s: privileges on history.%s', r.role, s.name))
   FROM surface s CROSS JOIN client_roles r ORDER BY r.role, s.name;
@@ -133,7 +158,8 @@ SELECT ok((SELECT NOT p.prosecdef AND p.proconfig IS NULL FROM pg_catalog.pg_pro
 SELECT function_privs_are('history', 'search_history',
                           ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer',
                                 'history.search_result'],
-                          r.role, CASE WHEN r.role = 'history_auditor' THEN '{}'::text[] ELSE ARRAY['EXECUTE'] END,
+                          r.role, CASE WHEN r.role IN ('history_runtime', 'history_searcher') THEN ARRAY['EXECUTE']
+                                       ELSE '{}'::text[] END,
                           pg_catalog.format('%s: privileges on the procedure history.search_history', r.role))
   FROM client_roles r ORDER BY r.role;
 
@@ -169,6 +195,22 @@ SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
               AND (pg_catalog.has_table_privilege('history_auditor', c.oid, 'SELECT')
                    OR pg_catalog.has_any_column_privilege('history_auditor', c.oid, 'SELECT'))),
           '{}'::text[], 'history_auditor cannot read any table (only the views)');
+SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
+             FROM schema_relations c
+            WHERE (c.relkind = 'S' AND pg_catalog.has_sequence_privilege('history_digest_verifier', c.oid, 'USAGE, SELECT, UPDATE'))
+               OR (c.relkind IN ('r', 'v', 'm', 'f', 'p')
+                   AND (pg_catalog.has_table_privilege('history_digest_verifier', c.oid,
+                            'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+                        OR pg_catalog.has_any_column_privilege('history_digest_verifier', c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')))),
+          '{}'::text[], 'history_digest_verifier has no privilege on any table, view or sequence of schema history');
+-- A run token is a live bearer capability: the audit views show a run's key and the token's SHA-256, never the token.
+SELECT is((SELECT coalesce(array_agg(c.relname || '.' || a.attname ORDER BY c.relname, a.attname), '{}')
+             FROM pg_catalog.pg_attribute a JOIN schema_relations c ON c.oid = a.attrelid
+            WHERE c.relname IN ('search_audit', 'search_audit_messages') AND a.attnum > 0 AND NOT a.attisdropped
+              AND (a.atttypid = 'uuid'::regtype OR a.attname ~ 'run_id|token')),
+          ARRAY['search_audit.run_token_sha256', 'search_audit.search_event_id',
+                'search_audit_messages.run_token_sha256', 'search_audit_messages.search_event_id'],
+          'the audit views have no run token column (run_key and run_token_sha256 instead)');
 SELECT table_privs_are('history', 'search_audit', 'history_auditor', ARRAY['SELECT'],
                        'history_auditor may only SELECT history.search_audit');
 SELECT table_privs_are('history', 'search_audit_messages', 'history_auditor', ARRAY['SELECT'],
@@ -226,8 +268,18 @@ SELECT lives_ok('SELECT count(*) FROM history.search_audit', 'history_auditor: h
 SELECT lives_ok('SELECT count(*) FROM history.search_audit_messages', 'history_auditor: history.search_audit_messages is readable');
 SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, '42501', NULL,
                  'history_auditor: _search_history is refused');
+SELECT throws_ok($$SELECT history.verify_query_digest(gen_random_uuid(), 'q')$$, '42501', NULL,
+                 'history_auditor: verify_query_digest is refused (history_digest_verifier only)');
+RESET ROLE;
+
+SET LOCAL ROLE history_digest_verifier;
+
 SELECT throws_ok($$SELECT history.verify_query_digest(gen_random_uuid(), 'q')$$, 'HS003', NULL,
-                 'history_auditor: verify_query_digest is executable (an unknown event gets HS003)');
+                 'history_digest_verifier: verify_query_digest is executable (an unknown event gets HS003)');
+SELECT throws_ok('SELECT count(*) FROM history.search_audit', '42501', NULL,
+                 'history_digest_verifier: the audit views are refused');
+SELECT throws_ok('SELECT secret FROM history.query_digest_keys', '42501', NULL,
+                 'history_digest_verifier: reading history.query_digest_keys is refused');
 RESET ROLE;
 
 -- ---------------------------------------------------------------- the schema itself

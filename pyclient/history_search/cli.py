@@ -311,7 +311,7 @@ def add_audit(sub: Subparsers) -> None:
     p.set_defaults(func=run_audit)
 
 
-AUDIT_COLUMNS = ["searched_at", "agent_id", "run_id", "status", "hit_count", "selected_count",
+AUDIT_COLUMNS = ["searched_at", "agent_id", "run_key", "status", "hit_count", "selected_count",
                  "excluded_perspective", "excluded_audience", "excluded_lineage", "budget_used"]
 
 
@@ -341,7 +341,7 @@ def add_verify_digest(sub: Subparsers) -> None:
     p = sub.add_parser("verify-digest", help="did this query text produce a search event?",
                        description="Call history.verify_query_digest and print true or false. Exit status: "
                                    "0 the query matches, 1 it does not, 2 error (bad event id, database error). "
-                                   "Needs a login with history_auditor.")
+                                   "Needs a login with history_digest_verifier.")
     _add_dsn(p)
     p.add_argument("event", type=_uuid("search event id"), help="search_event_id")
     p.add_argument("query")

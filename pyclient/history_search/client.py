@@ -11,7 +11,8 @@ Three kinds of caller, three classes (each with an ``Async…`` twin over
     the model side, bound to one run token; its only call is :meth:`Search.search`.
     A ``history_searcher`` login is enough.
 :class:`Auditor`
-    the audit views and ``verify_query_digest`` (a ``history_auditor`` login).
+    the audit views (a ``history_auditor`` login) and ``verify_query_digest``
+    (which needs ``history_digest_verifier``, granted to a person explicitly).
 
 None of them decides anything: eligibility, ranking, neighbours, budget and
 audit all happen inside ``history.search_history`` (a procedure that commits
@@ -166,7 +167,8 @@ QUERIES: dict[str, str] = {
     "search_events": """
         SELECT a.*
           FROM history.search_audit AS a
-         WHERE (%(run)s::uuid IS NULL OR a.run_id = %(run)s::uuid)
+         WHERE (%(run)s::uuid IS NULL OR a.run_token_sha256 = pg_catalog.encode(pg_catalog.sha256(
+                    pg_catalog.convert_to(%(run)s::uuid::text, 'UTF8')), 'hex'))
            AND (%(agent_id)s::text IS NULL OR a.agent_id = %(agent_id)s::text)
            AND (%(event)s::uuid IS NULL OR a.search_event_id = %(event)s::uuid)
            AND (%(since)s::timestamptz IS NULL OR a.searched_at >= %(since)s::timestamptz)
@@ -750,9 +752,12 @@ class AsyncSearch(_AsyncBase):
 # Auditor
 # --------------------------------------------------------------------------
 
-_AuditorDoc = """Reads of the audit views (``history.search_audit``, ``history.search_audit_messages``)
-    and ``history.verify_query_digest``. Rows are dicts with the views' columns
-    (so new columns appear without a client change); no message or query text.
+_AuditorDoc = """Reads of the audit views (``history.search_audit``, ``history.search_audit_messages``;
+    a ``history_auditor`` login) and ``history.verify_query_digest`` (a login that
+    also holds ``history_digest_verifier``). Rows are dicts with the views' columns
+    (so new columns appear without a client change); no message or query text and
+    no run token: a run shows as ``run_key`` and ``run_token_sha256``, and
+    ``search_events(run=token)`` matches the token by that digest.
     """
 
 
@@ -770,7 +775,7 @@ class Auditor(_SyncBase):
         return self._call(_Ops.search_event_messages(event))
 
     def verify_query_digest(self, event: uuid.UUID | str, query: str) -> bool:
-        """Whether ``query`` is the query text that produced ``event``."""
+        """Whether ``query`` is the query text that produced ``event`` (needs ``history_digest_verifier``)."""
         return self._call(_Ops.verify_query_digest(event, query))
 
 

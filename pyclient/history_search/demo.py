@@ -14,8 +14,8 @@ an earlier agent reply built on a direct message — and then plays agent turns:
 3. a summary turn that drains the run's 400-message evidence budget;
 4. a turn whose delivery is blocked because an identity proof is revoked mid-turn.
 
-It connects three times, as the three client roles (``history_runtime``,
-``history_searcher``, ``history_auditor``) when the login may ``SET ROLE`` to
+It connects four times, as the four client roles (``history_runtime``,
+``history_searcher``, ``history_auditor``, ``history_digest_verifier``) when the login may ``SET ROLE`` to
 them (a superuser may), and otherwise as the login itself. Given a DSN, it
 writes into that database under a fresh id prefix (``acme-xxxx:``), so it can
 run again, and says so first: the sample data stays in that database. It
@@ -259,9 +259,11 @@ def _play(dsn: str, say: _Out, prefix: str) -> None:
     w = World(prefix, datetime.now(timezone.utc).replace(second=0, microsecond=0))
     with _connect(dsn, "history_runtime") as (rconn, r_as), \
             _connect(dsn, "history_searcher") as (sconn, s_as), \
-            _connect(dsn, "history_auditor") as (aconn, a_as):
-        rt, auditor = Runtime(rconn), Auditor(aconn)
-        say(f"  connections: runtime as {r_as}, model-side search as {s_as}, auditor as {a_as}")
+            _connect(dsn, "history_auditor") as (aconn, a_as), \
+            _connect(dsn, "history_digest_verifier") as (vconn, v_as):
+        rt, auditor, verifier = Runtime(rconn), Auditor(aconn), Auditor(vconn)
+        say(f"  connections: runtime as {r_as}, model-side search as {s_as}, auditor as {a_as}, "
+            f"digest checks as {v_as}")
 
         # ---------------------------------------------------------------- world
         say.section("1. The world (loaded through the runtime API, in one transaction)")
@@ -342,7 +344,7 @@ def _play(dsn: str, say: _Out, prefix: str) -> None:
             f"hits {[h['message_id'] for h in ok['hits']]}")
 
         say()
-        say(f"  The audit rows a DBA sees for this run (SELECT * FROM history.search_audit WHERE run_id = '{run}'):")
+        say(f"  The audit rows a DBA sees for this run (history.search_audit, found by the SHA-256 of its token):")
         rows = auditor.search_events(run=run)
         _audit_table(say, rows)
         say()
@@ -351,11 +353,11 @@ def _play(dsn: str, say: _Out, prefix: str) -> None:
             say(f"    {m['position']:>2} {m['role']:<6} {m['message_id']:<22} of hit {m['hit_message_id']:<18} "
                 f"rank {m['hit_rank']}  total {m['total']:.2f}")
         say()
-        say("  The query text is stored nowhere; history.verify_query_digest tells a trusted auditor whether a text "
-            "produced an event:")
+        say("  The query text is stored nowhere; history.verify_query_digest (role history_digest_verifier) tells "
+            "a trusted auditor whether a text produced an event:")
         for q in ("security review risk", "launch moves to July"):
             say(f"    verify_query_digest({str(r2.search_event_id)[:8]}…, {q!r}) -> "
-                f"{auditor.verify_query_digest(r2.search_event_id, q)}")
+                f"{verifier.verify_query_digest(r2.search_event_id, q)}")
 
         problems = rt.check_delivery(run)
         say()

@@ -98,11 +98,14 @@ class Neighbour:
     speaker_id: str
     speaker_role: str  # 'requester' | 'you' | 'other'
     body: str
+    #: the server returned only the first ``search_settings.max_returned_body_bytes`` of a longer text
+    body_truncated: bool = False
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Neighbour":
         v = _pick(cls, data)
         v["sent_at"] = parse_time(v["sent_at"])
+        v["body_truncated"] = bool(v["body_truncated"])
         return cls(**v)
 
     def to_dict(self) -> dict[str, Any]:
@@ -123,10 +126,13 @@ class SearchHit:
     reasons: RankingReasons
     before: tuple[Neighbour, ...]
     after: tuple[Neighbour, ...]
+    #: the server returned only the first ``search_settings.max_returned_body_bytes`` of a longer text
+    body_truncated: bool = False
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "SearchHit":
         v = _pick(cls, data)
+        v["body_truncated"] = bool(v["body_truncated"])
         v["sent_at"] = parse_time(v["sent_at"])
         v["score"] = float(v["score"])
         v["reasons"] = RankingReasons.from_dict(v["reasons"])
@@ -146,6 +152,7 @@ class SearchHit:
             "reasons": self.reasons.to_dict(),
             "before": [n.to_dict() for n in self.before],
             "after": [n.to_dict() for n in self.after],
+            "body_truncated": self.body_truncated,
         }
 
 

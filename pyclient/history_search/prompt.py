@@ -22,7 +22,9 @@ their hit first, lowest-ranked hits first), then whole hits (lowest ranked
 first); only if the best hit alone does not fit is its *body* shortened — never
 its id line. A final line says what was omitted. The omitted messages were
 still returned (and count against the run's budget); this is only about what
-the prompt shows.
+the prompt shows. A body the search itself cut (``body_truncated``: the stored
+message is longer than ``search_settings.max_returned_body_bytes``) is followed
+by a line saying so.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def _speaker(h: SearchHit | Neighbour) -> str:
     return f"{_clean(h.speaker_id)} ({_clean(h.speaker_role)})"
 
 
-def _body_lines(body: str, indent: str, limit: int | None = None) -> list[str]:
+def _body_lines(body: str, indent: str, limit: int | None = None, server_cut: bool = False) -> list[str]:
     text = body
     cut = 0
     if limit is not None and len(text) > limit:
@@ -65,6 +67,8 @@ def _body_lines(body: str, indent: str, limit: int | None = None) -> list[str]:
     lines = [indent + line for line in text.splitlines()] or [indent + "(empty message)"]
     if cut:
         lines.append(f"{indent}[message shortened to fit: {cut} more characters not shown]")
+    if server_cut:
+        lines.append(f"{indent}[message cut by the search: the stored text is longer than what was returned]")
     return lines
 
 
@@ -122,14 +126,14 @@ def to_prompt(result: SearchResult, max_chars: int = 4000) -> str:
             lines.append("")
             lines.append(f"[{i + 1}] {_clean(h.message_id)} | {_speaker(h)} | {_time(h)} | "
                          f"in {_clean(h.conversation_id)}")
-            lines += _body_lines(h.body, _HIT_BODY, body_limit if i == 0 else None)
+            lines += _body_lines(h.body, _HIT_BODY, body_limit if i == 0 else None, h.body_truncated)
             context = [("before", k, h.before[k]) for k in reversed(range(len(h.before)))]
             context += [("after", k, h.after[k]) for k in range(len(h.after))]
             for side, k, n in context:
                 if (i, side, k) in dropped:
                     continue
                 lines.append(f"{_NB_HEAD}{side}: {_clean(n.message_id)} | {_speaker(n)} | {_time(n)}")
-                lines += _body_lines(n.body, _NB_BODY)
+                lines += _body_lines(n.body, _NB_BODY, server_cut=n.body_truncated)
         omitted_nb = sum(1 for (i, _s, _k) in dropped if i < keep)
         note = _omission_note(max_chars, omitted_nb, hits[keep:], keep + 1, body_limit is not None)
         if note:

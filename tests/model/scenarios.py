@@ -85,6 +85,7 @@ class _Gen:
         self.n_messages = 0
         self.n_runs = 0
         self.n_proofs = 0
+        self.n_extra_conversations = 0
 
     def emit(self, op: Op) -> None:
         self.ops.append(op)
@@ -166,6 +167,36 @@ class _Gen:
     def unrevoked(self) -> list[str]:
         return [p for p, proof in self.world.proofs.items() if not proof.revoked]
 
+    def membership_rows(self, account: str) -> int:
+        return sum(len(ms) for (_conv, acc), ms in self.world.memberships.items() if acc == account)
+
+    def outsider_audience(self) -> tuple[str, ...] | None:
+        """Three people: two who were in some group or channel, and one never in it who has more
+        memberships than either (fresh conversations of its own are added until it has). The SQL
+        starts its audience check from the accounts with the fewest memberships, so only such an
+        outsider tests that *every* audience account, not just some, can read a message
+        (docs/testing.md, planted fault (a)). None when the world has no such pair and outsider."""
+        draw = self.draw
+        choices = []
+        for conv in sorted(self.world.conversations):
+            if self.world.conversations[conv] == "direct":
+                continue
+            inside = [p for p in self.persons if self.world.ever_member(p, conv)]
+            outside = [p for p in self.persons if not self.world.ever_member(p, conv)]
+            if len(inside) >= 2 and outside:
+                choices.append((inside, outside))
+        if not choices:
+            return None
+        inside, outside = draw(st.sampled_from(choices))
+        members = draw(st.lists(st.sampled_from(inside), min_size=2, max_size=2, unique=True))
+        outsider = draw(st.sampled_from(outside))
+        while self.membership_rows(outsider) <= max(self.membership_rows(m) for m in members):
+            conv = f"x{self.n_extra_conversations}"
+            self.n_extra_conversations += 1
+            self.emit(Conversation(conv, "group"))
+            self.emit(AddMember(conv, outsider, 0))
+        return tuple(draw(st.permutations(members + [outsider])))
+
     # --- runs --------------------------------------------------------------
 
     def begin(self) -> str:
@@ -179,7 +210,10 @@ class _Gen:
         current = draw(st.sampled_from(self.message_ids))
         loaded = tuple(draw(st.lists(st.sampled_from(self.message_ids), max_size=3, unique=True)))
         audience = None
-        if draw(st.integers(0, 2)) == 0:
+        kind = draw(st.integers(0, 5))
+        if kind == 0:
+            audience = self.outsider_audience()
+        if kind in (1, 2) or (kind == 0 and audience is None):
             audience = tuple(draw(st.lists(st.sampled_from(self.persons + self.agents), max_size=3, unique=True)))
         self.emit(Begin(name, agent, conv, requester, current, loaded, audience))
         self.open_runs.append(name)
