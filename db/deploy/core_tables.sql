@@ -27,9 +27,15 @@ CREATE TABLE history.conversations (
     conversation_id  text COLLATE "C" NOT NULL UNIQUE,
     kind             text NOT NULL CHECK (kind IN ('direct', 'group', 'channel')),
     title            text,
+    -- The text search configuration its messages are analysed with
+    -- (docs/text-analysis.md); set when the conversation is created.
+    language         regconfig NOT NULL,
     created_at       timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
+-- The distinct languages, read by a loose scan (history._query_languages).
+CREATE INDEX conversations_language_idx ON history.conversations (language);
 COMMENT ON TABLE history.conversations IS 'Direct conversations (two parties), groups and channels';
+COMMENT ON COLUMN history.conversations.language IS 'Text search configuration of its messages (stemming, stop words)';
 
 CREATE TABLE history.memberships (
     membership_key   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -135,9 +141,11 @@ CREATE INDEX message_search_documents_order_idx ON history.message_search_docume
 CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);
 COMMENT ON TABLE history.message_search_documents IS 'Search projection of live messages (tsvector and filter columns); never the source of text';
 
--- Ranking weights and the text search configuration; one row a DBA may update.
+-- Ranking weights and the default language; one row a DBA may update.
 CREATE TABLE history.search_settings (
     singleton            boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    -- The language of a conversation created without one (upsert_conversation's
+    -- p_language); queries are analysed in it and in every conversation's language.
     text_search_config   regconfig NOT NULL DEFAULT 'pg_catalog.english',
     text_weight          float8 NOT NULL DEFAULT 1.0 CHECK (text_weight >= 0),
     coverage_weight      float8 NOT NULL DEFAULT 2.0 CHECK (coverage_weight >= 0),
@@ -154,7 +162,8 @@ CREATE TABLE history.search_settings (
     max_counted_candidates integer NOT NULL DEFAULT 500 CHECK (max_counted_candidates BETWEEN 1 AND 10000000)
 );
 INSERT INTO history.search_settings DEFAULT VALUES;
-COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life and text search configuration (one row)';
+COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life and default language (one row)';
+COMMENT ON COLUMN history.search_settings.text_search_config IS 'Default language (text search configuration) of new conversations';
 
 RESET ROLE;
 COMMIT;
