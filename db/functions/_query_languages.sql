@@ -6,20 +6,24 @@
 -- A loose scan of conversations_language_idx: one probe per language.
 CREATE OR REPLACE FUNCTION history._query_languages()
 RETURNS regconfig[]
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE PARALLEL SAFE
+SET search_path = pg_catalog, history, pg_temp
 AS $function$
-    WITH RECURSIVE used(language) AS (
-        SELECT pg_catalog.min(c.language::oid) FROM history.conversations c
-        UNION ALL
-        SELECT (SELECT pg_catalog.min(c.language::oid) FROM history.conversations c
-                 WHERE c.language::oid OPERATOR(pg_catalog.>) u.language)
-          FROM used u WHERE u.language IS NOT NULL
-    )
-    SELECT s.text_search_config OPERATOR(pg_catalog.||) coalesce(pg_catalog.array_agg(u.language::regconfig ORDER BY u.language)
-                                      FILTER (WHERE u.language OPERATOR(pg_catalog.<>) s.text_search_config::oid), '{}')
-      FROM history.search_settings s LEFT JOIN used u ON u.language IS NOT NULL
-     GROUP BY s.text_search_config
+BEGIN
+    RETURN (
+        WITH RECURSIVE used(language) AS (
+            SELECT min(c.language::oid) FROM history.conversations c
+            UNION ALL
+            SELECT (SELECT min(c.language::oid) FROM history.conversations c WHERE c.language::oid > u.language)
+              FROM used u WHERE u.language IS NOT NULL
+        )
+        SELECT s.text_search_config || coalesce(array_agg(u.language::regconfig ORDER BY u.language)
+                                                FILTER (WHERE u.language <> s.text_search_config::oid), '{}')
+          FROM history.search_settings s LEFT JOIN used u ON u.language IS NOT NULL
+         GROUP BY s.text_search_config
+    );
+END
 $function$;
 
 COMMENT ON FUNCTION history._query_languages() IS

@@ -17,6 +17,7 @@ RETURNS TABLE (alternative bigint, part bigint, seen bigint[], lexeme text)
 LANGUAGE plpgsql
 IMMUTABLE PARALLEL SAFE STRICT
 SET search_path = pg_catalog, history, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $function$
 BEGIN
     RETURN QUERY

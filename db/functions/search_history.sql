@@ -102,10 +102,9 @@ BEGIN
     --    lexemes, first seen first) and the tsquery a message must match
     --    (the OR of its alternatives; a typed identifier matches whole or
     --    where all its parts occur). Typed operators are never parsed.
-    v_terms := history._query_terms(left(p_query, v_settings.max_query_chars), history._query_languages(),
-                                    v_settings.max_query_terms);
-    v_query := history._query_tsquery(left(p_query, v_settings.max_query_chars), history._query_languages(),
-                                      v_settings.max_query_terms);
+    SELECT a.terms, a.query INTO v_terms, v_query
+      FROM history._query_analysis(left(p_query, v_settings.max_query_chars), history._query_languages(),
+                                   v_settings.max_query_terms) a;
 
     -- Steps 4 and 5 are planned for this search's terms, audience and windows
     -- (a generic plan cannot tell a rare term from one in every message).

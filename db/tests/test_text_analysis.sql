@@ -3,7 +3,7 @@
 -- _query_terms, _query_languages, per-conversation languages and the
 -- projection written by post_message/edit_message.
 BEGIN;
-SELECT plan(57);
+SELECT plan(59);
 
 CREATE FUNCTION pg_temp.lexemes(p tsvector) RETURNS text[] LANGUAGE sql IMMUTABLE AS
 $$ SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{}') FROM unnest(p) u $$;
@@ -96,6 +96,10 @@ SELECT is(pg_temp.qt('!apple & (banana | cherry:*) <-> ''x'''), ARRAY['appl', 'b
           'query: tsquery operators are punctuation, never operators');
 SELECT is(pg_temp.tq('apple:A launch:*')::text, $$'apple:a' | 'launch' | 'appl'$$,
           'query: a weight suffix makes an identifier whose part is the word');
+SELECT is(pg_temp.qt('Meetings, the reports: moved!'), pg_temp.qt('Meetings, the reports: moved!', '{english,english}'),
+          'query: the words-only fast path (one language) gives the general path''s terms');
+SELECT is(pg_temp.tq('Meetings, the reports: moved!'), pg_temp.tq('Meetings, the reports: moved!', '{english,english}'),
+          'query: and its tsquery');
 SELECT is(pg_temp.qt('', '{english}'), '{}'::text[], 'query: empty');
 SELECT is(pg_temp.qt('the of and', '{english}'), '{}'::text[], 'query: stop words only');
 SELECT is(pg_temp.qt('a b c d e', '{simple}', 3), ARRAY['a', 'b', 'c'], 'query: at most p_max_terms terms, the first seen');
@@ -116,8 +120,10 @@ SELECT is((SELECT array_agg(p.proname || ':' || p.provolatile::text || p.propara
             WHERE p.oid IN ('history._text_tokens(text)'::regprocedure, 'history._document_vector(text, regconfig)'::regprocedure,
                             'history._identifier_parts(text)'::regprocedure, 'history._query_lexemes(text, regconfig[])'::regprocedure,
                             'history._query_terms(text, regconfig[], integer)'::regprocedure,
-                            'history._query_tsquery(text, regconfig[], integer)'::regprocedure)),
-          ARRAY['_document_vector:is', '_identifier_parts:is', '_query_lexemes:is', '_query_terms:is', '_query_tsquery:is', '_text_tokens:is'],
+                            'history._query_tsquery(text, regconfig[], integer)'::regprocedure,
+                            'history._query_analysis(text, regconfig[], integer)'::regprocedure)),
+          ARRAY['_document_vector:is', '_identifier_parts:is', '_query_analysis:is', '_query_lexemes:is', '_query_terms:is',
+                '_query_tsquery:is', '_text_tokens:is'],
           'the analysis is IMMUTABLE and PARALLEL SAFE');
 SELECT ok(NOT has_function_privilege('history_runtime', 'history._document_vector(text, regconfig)', 'execute')
           AND NOT has_function_privilege('history_searcher', 'history._query_terms(text, regconfig[], integer)', 'execute'),
