@@ -26,7 +26,7 @@ BEGIN
     -- Fast path: text whose tokens can only be words (no separator before a
     -- character, no digit next to a non-digit, no CJK). The parser then sees
     -- what it would see in the word tokens, so the result is the same.
-    IF p_body !~ (E'[./\\\\_:#@=&+<>-][^[:space:]]|[0-9][^0-9[:space:]]|[^0-9[:space:]][0-9]|['
+    IF p_body !~ (E'[./\\\\_:#@=&+<>~-][^[:space:]]|[0-9][^0-9[:space:]]|[^0-9[:space:]][0-9]|['
                   '\\u1100-\\u11ff\\u3005\\u3007\\u3040-\\u309f\\u30a0-\\u30fa\\u30fc-\\u30ff\\u3130-\\u318f'
                   '\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\ua960-\\ua97f\\uac00-\\ud7ff\\uf900-\\ufaff'
                   '\\uff66-\\uff9f\\U00020000-\\U0003134f]') THEN

@@ -20,7 +20,7 @@ SET plan_cache_mode = force_generic_plan
 AS $function$
 BEGIN
     IF cardinality(p_configs) = 1
-       AND p_query !~ (E'[./\\\\_:#@=&+<>-][^[:space:]]|[0-9][^0-9[:space:]]|[^0-9[:space:]][0-9]|['
+       AND p_query !~ (E'[./\\\\_:#@=&+<>~-][^[:space:]]|[0-9][^0-9[:space:]]|[^0-9[:space:]][0-9]|['
                        '\\u1100-\\u11ff\\u3005\\u3007\\u3040-\\u309f\\u30a0-\\u30fa\\u30fc-\\u30ff\\u3130-\\u318f'
                        '\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\ua960-\\ua97f\\uac00-\\ud7ff\\uf900-\\ufaff'
                        '\\uff66-\\uff9f\\U00020000-\\U0003134f]') THEN
