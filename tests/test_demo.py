@@ -43,6 +43,11 @@ def check_output(text: str) -> None:
     assert "proof_revoked" in text
     assert "record_reply -> DeliveryBlocked [HS005]" in text
     assert "end_run (nothing was posted)" in text
+    # what only the project's text analysis finds: a ticket number, a file name, a Japanese word
+    assert re.search(r'search\("4821", limit=3\)\n.*\n +#1 \S+:launch-ticket ', text)
+    assert re.search(r'search\("session.py", limit=3\)\n.*\n +#1 \S+:launch-ticket ', text)
+    assert re.search(r'search\("会議", limit=3\)\n.*\n +#1 \S+:tokyo-1 ', text)
+    assert len(re.findall(r"english parser alone: .* -> no match for", text)) == 3
 
 
 def test_demo_against_a_database(db_dsn):

@@ -27,9 +27,15 @@ CREATE TABLE history.conversations (
     conversation_id  text COLLATE "C" NOT NULL UNIQUE,
     kind             text NOT NULL CHECK (kind IN ('direct', 'group', 'channel')),
     title            text,
+    -- The text search configuration its messages are analysed with
+    -- (docs/text-analysis.md); set when the conversation is created.
+    language         regconfig NOT NULL,
     created_at       timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
+-- The distinct languages, read by a loose scan (history._query_languages).
+CREATE INDEX conversations_language_idx ON history.conversations (language);
 COMMENT ON TABLE history.conversations IS 'Direct conversations (two parties), groups and channels';
+COMMENT ON COLUMN history.conversations.language IS 'Text search configuration of its messages (stemming, stop words)';
 
 CREATE TABLE history.memberships (
     membership_key   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -145,9 +151,11 @@ CREATE TABLE history.write_locks (
 INSERT INTO history.write_locks VALUES ('identity_proofs');
 COMMENT ON TABLE history.write_locks IS 'Rows locked FOR UPDATE to serialise rare writers (owner only; never delete them)';
 
--- Ranking weights and the text search configuration; one row a DBA may update.
+-- Ranking weights, the default language and size limits; one row a DBA may update.
 CREATE TABLE history.search_settings (
     singleton            boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    -- The language of a conversation created without one (upsert_conversation's
+    -- p_language); queries are analysed in it and in every conversation's language.
     text_search_config   regconfig NOT NULL DEFAULT 'pg_catalog.english',
     text_weight          float8 NOT NULL DEFAULT 1.0 CHECK (text_weight >= 0),
     coverage_weight      float8 NOT NULL DEFAULT 2.0 CHECK (coverage_weight >= 0),
@@ -169,7 +177,8 @@ CREATE TABLE history.search_settings (
     max_returned_body_bytes integer NOT NULL DEFAULT 10000 CHECK (max_returned_body_bytes BETWEEN 4 AND 10000)
 );
 INSERT INTO history.search_settings DEFAULT VALUES;
-COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life, text search configuration and size limits (one row)';
+COMMENT ON TABLE history.search_settings IS 'Ranking weights, recency half-life, default language and size limits (one row)';
+COMMENT ON COLUMN history.search_settings.text_search_config IS 'Default language (text search configuration) of new conversations';
 
 RESET ROLE;
 COMMIT;

@@ -1,5 +1,6 @@
 -- _index_message: (re)write the search projection row of a live message from
--- its current text, in the caller's transaction. HS001 when the text cannot
+-- its current text, in the caller's transaction, analysed in its
+-- conversation's language (_document_vector). HS001 when the text cannot
 -- be indexed (over PostgreSQL's tsvector size limit).
 CREATE OR REPLACE FUNCTION history._index_message(p_message_key bigint, p_body text)
 RETURNS void
@@ -9,10 +10,14 @@ SET search_path = pg_catalog, history, pg_temp
 SET client_min_messages = warning
 AS $function$
 DECLARE
+    v_language regconfig;
     v_document tsvector;
 BEGIN
+    SELECT c.language INTO v_language
+      FROM history.messages m JOIN history.conversations c ON c.conversation_key = m.conversation_key
+     WHERE m.message_key = p_message_key;
     BEGIN
-        v_document := to_tsvector((SELECT s.text_search_config FROM history.search_settings s), p_body);
+        v_document := history._document_vector(p_body, v_language);
     EXCEPTION WHEN program_limit_exceeded THEN
         RAISE EXCEPTION 'message body of % characters is too large to index', length(p_body)
             USING ERRCODE = 'HS001', HINT = 'Split the text into several messages.';

@@ -124,20 +124,14 @@ BEGIN
       FROM history.accounts a
      WHERE a.component_key = (SELECT r.component_key FROM history.accounts r WHERE r.account_key = v_run.requester_key);
 
-    -- 3. The query: its distinct lexemes, first-seen first, each quoted as a
-    --    tsquery literal and ORed. Typed operators are never parsed.
-    SELECT coalesce(array_agg(t.lexeme ORDER BY t.first_position, t.lexeme), '{}') INTO v_terms
-      FROM (SELECT u.lexeme, min(pos) AS first_position
-              FROM unnest(to_tsvector(v_settings.text_search_config, left(p_query, v_settings.max_query_chars))) u
-              CROSS JOIN LATERAL unnest(u.positions) pos
-             GROUP BY u.lexeme
-             ORDER BY min(pos), u.lexeme
-             LIMIT v_settings.max_query_terms) t;
-    IF cardinality(v_terms) > 0 THEN
-        v_query := array_to_string(ARRAY(
-                       SELECT '''' || replace(replace(t, '\', '\\'), '''', '''''') || ''''
-                         FROM unnest(v_terms) t), ' | ')::tsquery;
-    END IF;
+    -- 3. The query, analysed as documents are (docs/text-analysis.md), in
+    --    the default language and every conversation's: its terms (distinct
+    --    lexemes, first seen first) and the tsquery a message must match
+    --    (the OR of its alternatives; a typed identifier matches whole or
+    --    where all its parts occur). Typed operators are never parsed.
+    SELECT a.terms, a.query INTO v_terms, v_query
+      FROM history._query_analysis(left(p_query, v_settings.max_query_chars), history._query_languages(),
+                                   v_settings.max_query_terms) a;
 
     -- Steps 4 and 5 are planned for this search's terms, audience and windows
     -- (a generic plan cannot tell a rare term from one in every message).

@@ -10,7 +10,7 @@ CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boo
 INSERT INTO surface VALUES
     ('upsert_account', ARRAY['text', 'text', 'text'],
         true, false, false, false),
-    ('upsert_conversation', ARRAY['text', 'text', 'text'],
+    ('upsert_conversation', ARRAY['text', 'text', 'text', 'regconfig'],
         true, false, false, false),
     ('add_member', ARRAY['text', 'text', 'timestamp with time zone'],
         true, false, false, false),

@@ -2,7 +2,7 @@
 BEGIN;
 
 SELECT account_key, account_id, kind, display_name, component_key FROM history.accounts WHERE false;
-SELECT conversation_key, conversation_id, kind, title FROM history.conversations WHERE false;
+SELECT conversation_key, conversation_id, kind, title, language FROM history.conversations WHERE false;
 SELECT membership_key, conversation_key, account_key, since, until FROM history.memberships WHERE false;
 SELECT message_key, message_id, conversation_key, author_key, sent_at, current_event_key FROM history.messages WHERE false;
 SELECT event_key, message_key, event_kind, body, occurred_at FROM history.message_events WHERE false;

@@ -160,6 +160,34 @@ def run_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- reindex -------------------------------------------------------------------
+
+
+def add_reindex(sub: Subparsers) -> None:
+    p = sub.add_parser("reindex", help="rebuild the search projection with the current text analysis",
+                       description="Recompute every message's search document (history.reindex_documents) "
+                                   "in committed batches, printing a line per batch. Interrupted, it continues "
+                                   "where it stopped when run again. Run it after changing a conversation's "
+                                   "language or the analysis (docs/text-analysis.md). Needs the schema owner "
+                                   "or a superuser.")
+    _add_dsn(p)
+    p.add_argument("--batch-size", type=int, default=1000, help="messages per committed batch (default 1000)")
+    p.add_argument("--restart", action="store_true",
+                   help="start from the first message even if an interrupted re-index could be resumed")
+    p.set_defaults(func=run_reindex)
+
+
+def run_reindex(args: argparse.Namespace) -> int:
+    import psycopg
+
+    dsn = _require_dsn(args)
+    # autocommit: the procedure commits each batch itself, so it must not run in a transaction block.
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.add_notice_handler(lambda notice: print(notice.message_primary, flush=True))
+        conn.execute("CALL history.reindex_documents(%s, %s)", (args.batch_size, args.restart))
+    return 0
+
+
 # -- demo ----------------------------------------------------------------------
 
 
@@ -379,8 +407,8 @@ def run_bench(args: argparse.Namespace) -> int:
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
-    add_migrate, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit, add_verify_digest,
-    add_bench,
+    add_migrate, add_reindex, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
+    add_verify_digest, add_bench,
 ]
 
 

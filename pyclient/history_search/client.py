@@ -98,11 +98,11 @@ QUERIES: dict[str, str] = {
         SELECT history.upsert_account(
             p_account_id => %(account_id)s::text, p_kind => %(kind)s::text,
             p_display_name => %(display_name)s::text)""",
-    # Create a conversation or update its title.
+    # Create a conversation (in a language: a text search configuration) or update its title.
     "upsert_conversation": """
         SELECT history.upsert_conversation(
             p_conversation_id => %(conversation_id)s::text, p_kind => %(kind)s::text,
-            p_title => %(title)s::text)""",
+            p_title => %(title)s::text, p_language => %(language)s::regconfig)""",
     # Open a membership [since, …).
     "add_member": """
         SELECT history.add_member(
@@ -401,9 +401,10 @@ class _Ops:
                    display_name=_text("display_name", display_name, optional=True))
 
     @staticmethod
-    def upsert_conversation(conversation_id: Any, kind: Any, title: Any) -> _Op[None]:
+    def upsert_conversation(conversation_id: Any, kind: Any, title: Any, language: Any = None) -> _Op[None]:
         return _op("upsert_conversation", conversation_id=_text("conversation_id", conversation_id),
-                   kind=_text("kind", kind), title=_text("title", title, optional=True))
+                   kind=_text("kind", kind), title=_text("title", title, optional=True),
+                   language=_text("language", language, optional=True))
 
     @staticmethod
     def add_member(conversation_id: Any, account_id: Any, since: Any) -> _Op[None]:
@@ -587,9 +588,17 @@ class Runtime(_SyncBase):
         """Create an account (``kind`` 'person' or 'agent') or update its display name."""
         self._call(_Ops.upsert_account(account_id, kind, display_name))
 
-    def upsert_conversation(self, conversation_id: str, kind: str, title: str | None = None) -> None:
-        """Create a conversation (``kind`` 'direct', 'group' or 'channel') or update its title."""
-        self._call(_Ops.upsert_conversation(conversation_id, kind, title))
+    def upsert_conversation(self, conversation_id: str, kind: str, title: str | None = None,
+                            language: str | None = None) -> None:
+        """Create a conversation (``kind`` 'direct', 'group' or 'channel') or update its title.
+
+        ``language`` is the text search configuration its messages are analysed
+        with (``'german'``, ``'russian'``, ``'simple'`` for a language PostgreSQL
+        has no dictionary for, ...); None means the database's default
+        (``search_settings.text_search_config``). It is fixed at creation: a
+        different one for an existing conversation is :class:`Conflict`.
+        """
+        self._call(_Ops.upsert_conversation(conversation_id, kind, title, language))
 
     def add_member(self, conversation_id: str, account_id: str, since: datetime) -> None:
         """Open a membership of the conversation from ``since``."""
@@ -652,8 +661,9 @@ class AsyncRuntime(_AsyncBase):
     async def upsert_account(self, account_id: str, kind: str, display_name: str | None = None) -> None:
         await self._call(_Ops.upsert_account(account_id, kind, display_name))
 
-    async def upsert_conversation(self, conversation_id: str, kind: str, title: str | None = None) -> None:
-        await self._call(_Ops.upsert_conversation(conversation_id, kind, title))
+    async def upsert_conversation(self, conversation_id: str, kind: str, title: str | None = None,
+                                  language: str | None = None) -> None:
+        await self._call(_Ops.upsert_conversation(conversation_id, kind, title, language))
 
     async def add_member(self, conversation_id: str, account_id: str, since: datetime) -> None:
         await self._call(_Ops.add_member(conversation_id, account_id, since))

@@ -12,7 +12,9 @@ an earlier agent reply built on a direct message — and then plays agent turns:
    the tool rejecting bad arguments, the audit rows a DBA sees, the digest check,
    and the reply delivered with its evidence as lineage;
 3. a summary turn that drains the run's 400-message evidence budget;
-4. a turn whose delivery is blocked because an identity proof is revoked mid-turn.
+4. a turn whose delivery is blocked because an identity proof is revoked mid-turn;
+5. searches only the project's text analysis answers: a ticket number, a file
+   name, a Japanese word (docs/text-analysis.md).
 
 It connects four times, as the four client roles (``history_runtime``,
 ``history_searcher``, ``history_auditor``, ``history_digest_verifier``) when the login may ``SET ROLE`` to
@@ -103,6 +105,7 @@ class World:
         self.leads = f"{p}:leads-private"
         self.dm_alice = f"{p}:dm-helper-alice"
         self.mail_thread = f"mail-{p}:thread-alice-helper"
+        self.tokyo = f"{p}:tokyo-office"
         self.names = {self.agent: "helper", self.alice: "alice", self.bob: "bob", self.carol: "carol",
                       self.dave: "dave", self.alice_mail: "alice (mail)"}
         self.team = [f"{p}:{n}" for n in ("erin", "femi", "gus", "hana", "ivan", "jo", "kai")]
@@ -146,6 +149,8 @@ def load_world(rt: Runtime, w: World) -> int:
     rt.upsert_conversation(w.leads, "group", "leads (private)")
     rt.upsert_conversation(w.dm_alice, "direct", None)
     rt.upsert_conversation(w.mail_thread, "direct", "mail: Atlas hosting")
+    # Japanese: no PostgreSQL dictionary, so 'simple' (CJK text is bigrammed whatever the language).
+    rt.upsert_conversation(w.tokyo, "group", "Tokyo office", "simple")
     for account in (w.agent, w.alice, w.bob, w.carol):
         rt.add_member(w.launch, account, start)
     for account in (w.agent, w.alice, w.bob, w.carol, *w.team):
@@ -156,6 +161,8 @@ def load_world(rt: Runtime, w: World) -> int:
         rt.add_member(w.dm_alice, account, start)
     for account in (w.agent, w.alice_mail):
         rt.add_member(w.mail_thread, account, start)
+    for account in (w.agent, w.alice, w.bob, w.carol):
+        rt.add_member(w.tokyo, account, start)
     # Alice proved the mail address is hers.
     rt.link_identity(w.m("proof-alice-mail"), w.alice, w.alice_mail, w.ago(days=20))
 
@@ -183,6 +190,10 @@ def load_world(rt: Runtime, w: World) -> int:
          "Thanks both. I'll hold the customer email until the date is confirmed."),
         ("dm-1", w.dm_alice, w.alice, w.ago(days=7, hours=2),
          "@helper what did the vendor quote for Atlas hosting come to?"),
+        ("launch-ticket", w.launch, w.bob, w.ago(days=5, hours=1),
+         "Ticket PROJ-4821 tracks the login timeout; the fix is in src/auth/session.py"),
+        ("tokyo-1", w.tokyo, w.carol, w.ago(days=2, hours=4),
+         "会議は明日の午後3時に変更になりました"),
     ]
     for mid, conv, author, at, body in posts:
         rt.post_message(w.m(mid), conv, author, body, at)
@@ -417,6 +428,28 @@ def _play(dsn: str, say: _Out, prefix: str) -> None:
                 say(f"                  hint: {exc.hint}")
         rt.end_run(run_d)
         say("  end_run (nothing was posted)")
+
+        # ------------------------------------------------- turn E (text analysis)
+        say.section("6. What people type: a ticket number, a file name, a Japanese word (docs/text-analysis.md)")
+        say.wrap("A ticket is written PROJ-4821 and remembered as 4821; a Japanese sentence has no spaces. "
+                 "The english parser alone finds neither: it keeps PROJ and -4821, and the whole sentence "
+                 "as one word. The project's analysis indexes identifier parts and CJK bigrams, for "
+                 "documents and queries alike.")
+        run_e = rt.begin_run(w.agent, w.launch, w.alice, w.m("launch-7"))
+        search_e = Search(sconn, run_e)
+        for query, message in (("4821", "launch-ticket"), ("session.py", "launch-ticket"), ("会議", "tokyo-1")):
+            res = search_e.search(query, limit=3)
+            _print_result(say, w, f'search("{query}", limit=3)', res, reasons=False)
+            body = next(h.body for h in res.hits if h.message_id == w.m(message))
+            parsed = sconn.execute(
+                "SELECT to_tsvector('english', %s)::text, to_tsvector('english', %s) @@ plainto_tsquery('english', %s)",
+                (body, body, query)).fetchone()
+            assert parsed is not None  # a SELECT without FROM returns one row
+            english, matches = parsed
+            say(f"    english parser alone: {_short(english, 70)} -> "
+                f"{'match' if matches else 'no match'} for {query!r}")
+        rt.end_run(run_e)
+        say("  end_run")
 
 
 def run_demo(dsn: str | None = None, out: IO[str] | None = None, *, migrate: bool = True) -> int:

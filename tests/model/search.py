@@ -19,10 +19,11 @@ run and the arguments:
   neighbours in the order before1, after1, before2, after2; the status and the
   budget figures; the run's evidence after the call.
 
-Text matching is the only thing borrowed from PostgreSQL: ``Lexicon`` asks a
-plain connection for ``to_tsvector`` of a text (the lexemes a message or a
-query has). That is the spec's "lexical PostgreSQL full-text search", not the
-function under test.
+Text analysis is the only thing borrowed from PostgreSQL: ``Lexicon`` asks a
+plain connection for the lexemes a message or a query has, from the
+database's one analysis (``history._document_vector``/``_query_terms``). It is
+taken as given here; its own tests are db/tests/test_text_analysis.sql and
+tests/test_findability.py.
 """
 
 from __future__ import annotations
@@ -49,31 +50,54 @@ MAX_QUERY_TERMS = 32
 
 
 class Lexicon:
-    """Lexemes of texts, by PostgreSQL's ``to_tsvector`` with the given configuration (cached)."""
+    """Lexemes of texts, taken as given from the database's text analysis (cached).
+
+    Documents and queries are analysed by one function pair in SQL
+    (``history._document_vector``, ``_query_terms`` and ``_query_tsquery``, docs/text-analysis.md);
+    the model asks for their results instead of re-implementing the tokeniser,
+    so it checks everything *after* analysis (candidates, eligibility,
+    ranking order, budget, audit) and db/tests/test_text_analysis.sql and
+    tests/test_findability.py check the analysis itself.
+    """
 
     def __init__(self, conn, config: str = "english"):
         self.conn = conn
         self.config = config
         self._lexemes: dict[str, dict[str, int]] = {}
+        self._matches: dict[tuple[str, str], bool] = {}
 
     def lexemes(self, text: str) -> dict[str, int]:
-        """lexeme -> number of positions it has in the text."""
+        """lexeme -> number of positions it has in the text's document vector."""
         if text not in self._lexemes:
             rows = self.conn.execute(
-                "SELECT lexeme, coalesce(cardinality(positions), 0) FROM unnest(to_tsvector(%s::regconfig, %s))",
-                (self.config, text),
+                "SELECT lexeme, coalesce(cardinality(positions), 0) "
+                "FROM unnest(history._document_vector(%s, %s::regconfig))",
+                (text, self.config),
             ).fetchall()
             self._lexemes[text] = {lexeme: n for lexeme, n in rows}
         return self._lexemes[text]
 
+    def matching(self, query: str, texts: list[str]) -> set[str]:
+        """The texts whose document matches the query (``history._query_tsquery``: the OR of its
+        alternatives, a typed identifier whole or all its parts)."""
+        query = query[:MAX_QUERY_CHARS]
+        unknown = sorted({t for t in texts if (query, t) not in self._matches})
+        if unknown:
+            rows = self.conn.execute(
+                "SELECT t, coalesce(history._document_vector(t, %s::regconfig) @@ q.q, false) "
+                "FROM unnest(%s::text[]) t, (SELECT history._query_tsquery(%s, history._query_languages(), %s) AS q) q",
+                (self.config, unknown, query, MAX_QUERY_TERMS),
+            ).fetchall()
+            for text, ok in rows:
+                self._matches[(query, text)] = bool(ok)
+        return {t for t in texts if self._matches[(query, t)]}
+
     def query_terms(self, query: str) -> list[str]:
-        """The alternatives: distinct lexemes of the first 4000 characters, first seen first, at most 32."""
-        rows = self.conn.execute(
-            "SELECT lexeme, positions FROM unnest(to_tsvector(%s::regconfig, %s))",
-            (self.config, query[:MAX_QUERY_CHARS]),
-        ).fetchall()
-        ordered = sorted(rows, key=lambda r: (min(r[1]), r[0]))
-        return [lexeme for lexeme, _ in ordered][:MAX_QUERY_TERMS]
+        """The alternatives: distinct whole-token lexemes of the first 4000 characters, first seen first, at most 32."""
+        return list(self.conn.execute(
+            "SELECT history._query_terms(%s, history._query_languages(), %s)",
+            (query[:MAX_QUERY_CHARS], MAX_QUERY_TERMS),
+        ).fetchone()[0])
 
 
 @dataclass
@@ -205,10 +229,10 @@ def search(world: World, run: Run, lexicon: Lexicon, query, speaker="anyone", af
     exclusions = {rule: 0 for rule in RULES}
     eligible: list[Message] = []
     if terms:
+        live = [m for m in world.messages.values() if m.alive and world.ever_member(run.agent_id, m.conversation_id)]
+        matching = lexicon.matching(query, [m.body for m in live])
         candidates = sorted(
-            (m for m in world.messages.values()
-             if m.alive and world.ever_member(run.agent_id, m.conversation_id)
-             and set(terms) & set(lexicon.lexemes(m.body))),
+            (m for m in live if m.body in matching),
             key=lambda m: (m.sent_at, m.message_id), reverse=True)
         for position, m in enumerate(candidates):
             rule = first_filter_failed(world, run, m, speaker, after, before) \

@@ -368,8 +368,10 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         _copy(cur, "accounts", "account_key, account_id, kind, display_name, component_key",
               (f"{k}\t{i}\t{kind}\t{i}\t{c}\n" for k, i, kind, c in world.accounts),
               len(world.accounts), out)
-        _copy(cur, "conversations", "conversation_key, conversation_id, kind, title",
-              (f"{c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\n" for c in world.conversations),
+        # Every conversation in the default language, as upsert_conversation without p_language.
+        language = cur.execute("SELECT text_search_config::oid FROM history.search_settings").fetchone()[0]
+        _copy(cur, "conversations", "conversation_key, conversation_id, kind, title, language",
+              (f"{c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\t{language}\n" for c in world.conversations),
               len(world.conversations), out)
 
         def memberships() -> Iterator[str]:
@@ -427,18 +429,20 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         t_copy = time.monotonic() - t
 
         # The projection, exactly as _index_message writes it: one row per
-        # live message, from its current event, with the configured text search config.
+        # live message, from its current event, analysed by _document_vector
+        # in its conversation's language.
         t = time.monotonic()
         if out is not None:
-            out.write("  message_search_documents (to_tsvector in SQL) ...\n")
+            out.write("  message_search_documents (_document_vector in SQL) ...\n")
         cur.execute(
             """INSERT INTO history.message_search_documents
                       (message_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
                SELECT m.message_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
                       EXISTS (SELECT 1 FROM history.message_lineage l WHERE l.message_key = m.message_key),
-                      to_tsvector((SELECT s.text_search_config FROM history.search_settings s), e.body)
+                      history._document_vector(e.body, c.language)
                  FROM history.messages m
                  JOIN history.message_events e ON e.event_key = m.current_event_key
+                 JOIN history.conversations c ON c.conversation_key = m.conversation_key
                 WHERE e.event_kind <> 'deleted'""")
         t_project = time.monotonic() - t
 
