@@ -131,12 +131,13 @@ def test_list_call_audit_and_errors_over_stdio(db_dsn, connect_as, runtime):
     # the audit row of each search the server ran; bad arguments never reach the database,
     # and the rejected time window (HS001) rolled back with its error
     auditor = Auditor(connect_as("history_auditor"))
+    verifier = Auditor(connect_as("history_digest_verifier"))
     events = auditor.search_events(run=run)
     ids = {str(e["search_event_id"]) for e in events}
     assert good["search_event_id"] in ids
     assert payload(r["after_errors"])["search_event_id"] in ids
     assert len(events) == 3  # good, strict_nulls, after_errors
-    assert auditor.verify_query_digest(good["search_event_id"], "launch")
+    assert verifier.verify_query_digest(good["search_event_id"], "launch")
 
 
 def test_run_and_dsn_from_the_environment_and_an_ended_run(db_dsn, runtime):

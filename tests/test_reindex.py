@@ -104,7 +104,7 @@ def test_an_interrupted_reindex_resumes_after_its_last_batch(world, conn, db_dsn
 
 
 def test_reindex_refuses_a_bad_batch_size_and_a_transaction_block(world, conn, db_dsn, capsys):
-    assert main(["reindex", "--dsn", db_dsn, "--batch-size", "0"]) == 1
+    assert main(["reindex", "--dsn", db_dsn, "--batch-size", "0"]) == 2  # the CLI's one error status
     assert "p_batch_size must be at least 1, got 0" in capsys.readouterr().err
     with pytest.raises(psycopg.Error) as err:
         conn.execute("CALL history.reindex_documents(NULL)")
