@@ -424,11 +424,34 @@ ENDED_AND_BAD_LIMIT = Scenario('default', (
 ))
 
 
+# Shrunk by the planted-fault check (docs/testing.md, fault (a)): with the audience
+# check weakened to "some audience account may read it", m04 in c1 passed the
+# audience rule for (a0, a1, p0) although p0 was never in c1 (a0 and a1, with
+# the fewest memberships, read c1; p0, with three, is not where the check starts).
+AUDIENCE_OUTSIDER = Scenario('default', (
+    Account(account_id='p0', kind='person'), Account(account_id='p1', kind='person'),
+    Account(account_id='a0', kind='agent'), Account(account_id='a1', kind='agent'),
+    Conversation(conversation_id='c0', kind='group'), Conversation(conversation_id='c1', kind='group'),
+    Conversation(conversation_id='c2', kind='direct'),
+    AddMember(conversation_id='c0', account_id='p0', since=1), AddMember(conversation_id='c0', account_id='p1', since=0),
+    AddMember(conversation_id='c1', account_id='a0', since=0), AddMember(conversation_id='c1', account_id='a1', since=0),
+    AddMember(conversation_id='c2', account_id='p0', since=0), RemoveMember(conversation_id='c2', account_id='p0', until=0),
+    AddMember(conversation_id='c2', account_id='p0', since=0), AddMember(conversation_id='c2', account_id='p1', since=0),
+    Post(message_id='m00', conversation_id='c0', author_id='p0', body='zebra', sent_at=0, sources=()),
+    Post(message_id='m01', conversation_id='c0', author_id='p0', body='zebra', sent_at=0, sources=('m00',)),
+    Post(message_id='m04', conversation_id='c1', author_id='p0', body='river stone', sent_at=0, sources=('m00',)),
+    Begin(run='r0', agent_id='a0', conversation_id='c1', requester_id='p0', current_message_id='m01',
+          loaded_message_ids=(), audience=('a0', 'a1', 'p0')),
+    Search(run='r0', query='river', speaker='anyone', after=None, before=None, limit=8),
+))
+
+
 # Three times the profile's examples: "ci" (100) runs 300 worlds, "deep" (1000) runs 3000.
 @settings(max_examples=3 * settings.default.max_examples)
 @given(scenario=scenarios())
 @example(scenario=LINEAGE_LEAK)
 @example(scenario=ENDED_AND_BAD_LIMIT)
+@example(scenario=AUDIENCE_OUTSIDER)
 def test_search_matches_model(side, scenario):
     run_scenario(side, scenario)
 
@@ -489,8 +512,10 @@ DELIVERY_RECHECK = Scenario("exact", (
 ))
 
 
-@pytest.mark.parametrize("scenario", [LINEAGE_LEAK, ENDED_AND_BAD_LIMIT, DIRECT_LINKS, DELIVERY_RECHECK],
-                         ids=["lineage_leak", "ended_and_bad_limit", "direct_links", "delivery_recheck"])
+@pytest.mark.parametrize("scenario", [LINEAGE_LEAK, ENDED_AND_BAD_LIMIT, DIRECT_LINKS, DELIVERY_RECHECK,
+                                      AUDIENCE_OUTSIDER],
+                         ids=["lineage_leak", "ended_and_bad_limit", "direct_links", "delivery_recheck",
+                              "audience_outsider"])
 def test_hand_scenarios_match_model(side, scenario):
     said = run_scenario(side, scenario)
     if scenario is LINEAGE_LEAK:
@@ -498,6 +523,8 @@ def test_hand_scenarios_match_model(side, scenario):
     elif scenario is ENDED_AND_BAD_LIMIT:
         assert said[14] is None  # the reply was delivered: the run has ended
         assert said[15] == "HS002" and said[16] in ("HS001", "HS002")
+    elif scenario is AUDIENCE_OUTSIDER:
+        assert said[19] == []  # p0 never read c1
     elif scenario is DIRECT_LINKS:
         assert said[17] == ["m00"]
         assert said[18] == ["m00"]
