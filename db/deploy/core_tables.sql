@@ -146,6 +146,14 @@ CREATE TABLE history.search_settings (
     participation_weight float8 NOT NULL DEFAULT 0.2 CHECK (participation_weight >= 0),
     recency_weight       float8 NOT NULL DEFAULT 0.5 CHECK (recency_weight >= 0),
     recency_half_life    interval NOT NULL DEFAULT '30 days' CHECK (recency_half_life > interval '0'),
+    -- The text score (history._score): BM25's term-frequency saturation and
+    -- length normalisation, the weight of an occurrence labelled D (a part
+    -- derived from an identifier) against a whole token, and the share of a
+    -- term's rarity kept when it is the name of someone in the run.
+    bm25_k1              float8 NOT NULL DEFAULT 1.2 CHECK (bm25_k1 >= 0),
+    bm25_b               float8 NOT NULL DEFAULT 0.75 CHECK (bm25_b BETWEEN 0 AND 1),
+    derived_term_weight  float8 NOT NULL DEFAULT 0.5 CHECK (derived_term_weight >= 0),
+    name_term_weight     float8 NOT NULL DEFAULT 1.0 CHECK (name_term_weight >= 0),
     max_query_terms      integer NOT NULL DEFAULT 32 CHECK (max_query_terms BETWEEN 1 AND 256),
     max_query_chars      integer NOT NULL DEFAULT 4000 CHECK (max_query_chars BETWEEN 1 AND 100000),
     -- How many of the newest matches one search ranks, and how many it counts

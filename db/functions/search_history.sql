@@ -45,6 +45,7 @@ DECLARE
     v_eligible_convs    bigint[] := '{}';
     v_eligible_visible  tstzmultirange[] := '{}';
     v_participated      bigint[];
+    v_name_terms        text[];
     v_capped            boolean := false;
     v_exclusions jsonb := '{}';
     v_ranked     history._ranked_candidate[] := '{}';
@@ -177,6 +178,14 @@ BEGIN
 
         SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{}') INTO v_participated
           FROM history.conversation_authors ca WHERE ca.author_key = ANY (v_requester_accounts);
+        -- The query terms that are names of the people in this run (its
+        -- audience, the requester and linked accounts, the agent): weak
+        -- evidence on their own (history._score, name_term_weight).
+        SELECT coalesce(array_agg(t), '{}') INTO v_name_terms
+          FROM unnest(v_terms) t
+         WHERE t = ANY (tsvector_to_array(to_tsvector(v_settings.text_search_config, (
+                   SELECT coalesce(string_agg(a.display_name, ' '), '') FROM history.accounts a
+                    WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key)))));
         WITH newest AS MATERIALIZED (
             SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
@@ -203,22 +212,18 @@ BEGIN
               JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
              WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
         ), top AS (
-            SELECT s.*, s.text_score + s.coverage + s.actor + s.conversation + s.participation + s.recency AS total
-              FROM (SELECT c.*,
-                           v_settings.text_weight * ts_rank(c.document, v_query, 32) AS text_score,
-                           v_settings.coverage_weight
-                             * (length(c.document) - length(ts_delete(c.document, v_terms)))::float8
-                             / cardinality(v_terms) AS coverage,
-                           v_settings.actor_weight * (c.author_key = ANY (v_requester_accounts))::int AS actor,
-                           v_settings.conversation_weight * (c.conversation_key = v_run.conversation_key)::int AS conversation,
-                           v_settings.participation_weight * (c.conversation_key = ANY (v_participated))::int AS participation,
-                           -- Halves every half-life; capped so that very old messages do not underflow.
-                           v_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
-                               extract(epoch FROM (now() - c.sent_at))::float8
-                               / extract(epoch FROM v_settings.recency_half_life)::float8))) AS recency
-                      FROM candidates c
-                     WHERE c.excluded_by IS NULL) s
-             ORDER BY total DESC, s.sent_at DESC, s.message_id
+            -- history._score ranks the eligible candidates as one set: its
+            -- rarity and length statistics come from them alone.
+            SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency, s.total
+              FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
+                           array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
+                           array_agg(e.sent_at) AS sent_at
+                      FROM candidates e WHERE e.excluded_by IS NULL) a
+             CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
+                                               v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
+                                               v_participated, v_settings, now()) s
+              JOIN candidates c ON c.message_key = s.message_key
+             ORDER BY s.total DESC, c.sent_at DESC, c.message_id
              LIMIT v_limit
         )
         SELECT v_exclusions || (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
