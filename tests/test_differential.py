@@ -222,7 +222,7 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
     for h in sql_hits:
         r = h["reasons"]
         assert r["total"] == pytest.approx(h["score"])
-        parts = ["text", "coverage", "actor", "conversation", "participation", "recency"]
+        parts = ["text", "coverage", "actor", "conversation", "participation", "recency", "named_speaker"]
         assert sum(r[p] for p in parts) == pytest.approx(r["total"])
         s = msearch.signals(world, run, world.messages[h["message_id"]])
         for p in ("actor", "conversation", "participation"):

@@ -28,6 +28,8 @@
 --   conversation  = conversation_weight  when d is in the run's destination conversation
 --   participation = participation_weight when the requester (or a linked account) wrote in d's conversation
 --   recency       = recency_weight · 0.5 ^ (age / recency_half_life)
+--   named_speaker = named_speaker_weight when the author is one of p_named_authors:
+--                   people of the run (audience, requester, agent) the query names
 --   total         = their sum (search_history orders by it, then sent_at
 --                   descending, then message id).
 --
@@ -45,10 +47,11 @@ CREATE OR REPLACE FUNCTION history._score(
     p_requester_accounts bigint[],
     p_conversation       bigint,
     p_participated       bigint[],
+    p_named_authors      bigint[],
     p_settings           history.search_settings,
     p_now                timestamptz)
 RETURNS TABLE (message_key bigint, text_score float8, coverage float8, actor float8, conversation float8,
-               participation float8, recency float8, total float8)
+               participation float8, recency float8, named_speaker float8, total float8)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
@@ -108,18 +111,20 @@ BEGIN
                -- Capped at 1000 half-lives so that very old messages do not underflow.
                p_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
                    extract(epoch FROM (p_now - c.sent_at))::float8
-                   / extract(epoch FROM p_settings.recency_half_life)::float8))) AS recency
+                   / extract(epoch FROM p_settings.recency_half_life)::float8))) AS recency,
+               p_settings.named_speaker_weight * (c.author_key = ANY (p_named_authors))::int AS named_speaker
           FROM candidate c
           LEFT JOIN matched m ON m.message_key = c.message_key
     )
     SELECT c.message_key, c.text_score, c.coverage, c.actor, c.conversation, c.participation, c.recency,
-           c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency
+           c.named_speaker,
+           c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency + c.named_speaker
       FROM component c;
 END
 $function$;
 
 COMMENT ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                   bigint, bigint[], history.search_settings, timestamptz) IS
+                                   bigint, bigint[], bigint[], history.search_settings, timestamptz) IS
     'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, signals)';
 REVOKE ALL ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                      bigint, bigint[], history.search_settings, timestamptz) FROM PUBLIC;
+                                      bigint, bigint[], bigint[], history.search_settings, timestamptz) FROM PUBLIC;

@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(15);
+SELECT plan(22);
 
 DO $world$
 BEGIN
@@ -99,12 +99,64 @@ UPDATE history.search_settings SET derived_term_weight = DEFAULT;
 SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'coverage')::float8
                                + (h.reasons->>'actor')::float8 + (h.reasons->>'conversation')::float8
                                + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
-                               - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
+                               + (h.reasons->>'named_speaker')::float8 - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
              FROM results r, unnest((r.r).hits) h),
           'every hit''s components add up to its total, which is its score');
 
--- ------------------------------------------------------------------ statistics come only from what the audience may see
+-- ------------------------------------------------------------------ names, recency (the shipped defaults)
 UPDATE history.search_settings SET actor_weight = DEFAULT, recency_weight = DEFAULT;
+DO $names$
+BEGIN
+    PERFORM history.upsert_account('k-mel', 'person', 'Melanie');
+    PERFORM history.upsert_account('k-car', 'person', 'Caroline');
+    PERFORM history.upsert_conversation('k-chat', 'group');
+    PERFORM history.add_member('k-chat', 'k-bot', '2026-01-01 00:00+00');
+    PERFORM history.add_member('k-chat', 'k-mel', '2026-01-01 00:00+00');
+    PERFORM history.add_member('k-chat', 'k-car', '2026-01-01 00:00+00');
+    PERFORM history.post_message('k-content', 'k-chat', 'k-mel', 'We took the kids to the science museum, they loved the dinosaurs', '2026-01-10 12:00+00');
+    PERFORM history.post_message('k-hey', 'k-chat', 'k-car', 'Hey Melanie! How did it go?', '2026-05-20 12:00+00');
+    PERFORM history.post_message('k-thanks', 'k-chat', 'k-car', 'Thanks, Melanie!', '2026-05-21 12:00+00');
+    PERFORM history.post_message('k-go', 'k-chat', 'k-car', 'I have to go now, Melanie', '2026-05-22 12:00+00');
+    -- the same words from each of them, at the same time
+    PERFORM history.post_message('k-said-car', 'k-chat', 'k-car', 'the pottery class starts monday', '2026-03-01 12:00+00');
+    PERFORM history.post_message('k-said-mel', 'k-chat', 'k-mel', 'the pottery class starts monday', '2026-03-01 12:00+00');
+    -- a strong old match and a weak new one; two equal matches a month apart
+    PERFORM history.post_message('k-old-strong', 'k-chat', 'k-car', 'the observatory telescope night was magical', '2026-01-02 12:00+00');
+    PERFORM history.post_message('k-new-weak', 'k-chat', 'k-car', 'what a night', '2026-05-30 12:00+00');
+    PERFORM history.post_message('k-twin-old', 'k-chat', 'k-car', 'violin lesson', '2026-04-01 12:00+00');
+    PERFORM history.post_message('k-twin-new', 'k-chat', 'k-car', 'violin lesson', '2026-05-01 12:00+00');
+    PERFORM history.post_message('k-chat-cur', 'k-chat', 'k-car', 'question', '2026-06-01 12:00+00');
+END
+$names$;
+CREATE FUNCTION pg_temp.chat(p_label text, p_query text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    v history.search_result;
+BEGIN
+    v := history.search_history(history.begin_run('k-bot', 'k-chat', 'k-car', 'k-chat-cur'), p_query, 'anyone', NULL, NULL, 20);
+    INSERT INTO pg_temp.results VALUES (p_label, v);
+    RETURN ARRAY(SELECT h.message_id FROM unnest(v.hits) h);
+END
+$$;
+
+SELECT is((pg_temp.chat('vocative', 'When did Melanie go to the museum?'))[1], 'k-content',
+          'a member''s name is weak evidence: "Hey Melanie!" and "Thanks, Melanie!" do not outrank the content');
+SELECT ok(((pg_temp.hit('vocative', 'k-content')).reasons->>'text')::float8
+          > ((pg_temp.hit('vocative', 'k-thanks')).reasons->>'text')::float8,
+          'on its text score alone, too');
+SELECT is((pg_temp.chat('named', 'What did Melanie say about the pottery class?'))[1:2], ARRAY['k-said-mel', 'k-said-car'],
+          'the person the query names is preferred as the speaker of equal words');
+SELECT is(ARRAY[((pg_temp.hit('named', 'k-said-mel')).reasons->>'named_speaker')::float8,
+                ((pg_temp.hit('named', 'k-said-car')).reasons->>'named_speaker')::float8],
+          ARRAY[(SELECT named_speaker_weight FROM history.search_settings), 0::float8],
+          'reasons.named_speaker is named_speaker_weight for the named person''s message, 0 for the other''s');
+SELECT is((pg_temp.chat('recency', 'observatory telescope night'))[1], 'k-old-strong',
+          'recency never buries a clearly stronger match (a five-month-old full match beats a new partial one)');
+SELECT is(pg_temp.chat('twins', 'violin lesson'), ARRAY['k-twin-new', 'k-twin-old'],
+          'between equal matches the newer ranks first');
+SELECT ok((pg_temp.hit('twins', 'k-twin-new')).score > (pg_temp.hit('twins', 'k-twin-old')).score,
+          'and by score (recency breaks the near-tie), not only by the tie rule');
+
+-- ------------------------------------------------------------------ statistics come only from what the audience may see
 SELECT ok(cardinality(pg_temp.s('before', 'thanks museum lighthouse photos')) >= 6, 'the search finds its matches');
 
 DO $private$

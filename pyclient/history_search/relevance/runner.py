@@ -186,13 +186,19 @@ def _apply_settings(conn, settings: dict[str, str]) -> dict[str, str]:
     return old
 
 
+# The weights of the ranking components (reasons keys); the other *_weight settings
+# (derived_term_weight, name_term_weight) scale a term inside the text score.
+COMPONENT_WEIGHTS = ("text_weight", "coverage_weight", "actor_weight", "conversation_weight",
+                     "participation_weight", "recency_weight", "named_speaker_weight")
+
+
 def _signal_weights(conn) -> list[str]:
     cols = [r[0] for r in conn.execute(
         """SELECT column_name FROM information_schema.columns
-            WHERE table_schema = 'history' AND table_name = 'search_settings' AND column_name LIKE '%%\\_weight'
+            WHERE table_schema = 'history' AND table_name = 'search_settings'
             ORDER BY ordinal_position""").fetchall()]
-    return [c for c in cols
-            if conn.execute(f"SELECT {c}::float8 FROM history.search_settings").fetchone()[0] not in (0, None)]
+    return [c for c in cols if c in COMPONENT_WEIGHTS
+            and conn.execute(f"SELECT {c}::float8 FROM history.search_settings").fetchone()[0] not in (0, None)]
 
 
 def _search_pass(conn, convs, loaded, say, label: str) -> dict:
@@ -347,7 +353,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--setting", action="append", metavar="COLUMN=VALUE",
                         help="set a history.search_settings column for this run (repeatable)")
     parser.add_argument("--ablation", action="store_true",
-                        help="also rerun the searches with each nonzero *_weight setting at 0")
+                        help="also rerun the searches with each nonzero component weight at 0")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N files")
     parser.add_argument("--prefix", default=None, help="id prefix of the loaded data (default: random)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
