@@ -103,7 +103,7 @@ _ELIGIBLE_WHERE = """
 """
 
 # F's ranking pass as one statement: the newest max_candidates matches in the
-# eligible conversations, the same filter, the same score, top k.
+# eligible conversations, the same filter, the same score (history._score), top k.
 _B1_SQL = f"""
 WITH {_INLINE_CTES},
 newest AS MATERIALIZED (  -- per eligible conversation (few, with an audience), then merged
@@ -117,22 +117,28 @@ newest AS MATERIALIZED (  -- per eligible conversation (few, with an audience), 
 eligible AS (
     SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document
       FROM newest d JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
-     WHERE {_ELIGIBLE_WHERE})
-SELECT e.message_key, t.total
-  FROM eligible e CROSS JOIN st CROSS JOIN r CROSS JOIN ra
-  CROSS JOIN LATERAL (SELECT
-        st.text_weight * ts_rank(e.document, %(tq)s::tsquery, 32)
-      + st.coverage_weight * (length(e.document) - length(ts_delete(e.document, %(terms)s::text[])))::float8
-                           / cardinality(%(terms)s::text[])
-      + st.actor_weight * (e.author_key = ANY (ra.keys))::int
-      + st.conversation_weight * (e.conversation_key = r.conversation_key)::int
-      + st.participation_weight * (EXISTS (
-            SELECT 1 FROM history.conversation_authors ca
-             WHERE ca.conversation_key = e.conversation_key AND ca.author_key = ANY (ra.keys)))::int
-      + st.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
-            extract(epoch FROM (now() - e.sent_at))::float8
-            / extract(epoch FROM st.recency_half_life)::float8))) AS total) t
- ORDER BY t.total DESC, e.sent_at DESC, e.message_id
+     WHERE {_ELIGIBLE_WHERE}),
+people AS MATERIALIZED (  -- as search_history: the run's people the query names, and their names
+    SELECT coalesce(array_agg(DISTINCT n.lexeme), '{{}}') AS name_terms,
+           coalesce(array_agg(DISTINCT a.account_key), '{{}}') AS named
+      FROM r CROSS JOIN ra CROSS JOIN st
+      JOIN history.accounts a ON a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)
+     CROSS JOIN LATERAL unnest(to_tsvector(st.text_search_config, coalesce(a.display_name, ''))) n
+     WHERE n.lexeme = ANY (%(terms)s::text[])),
+participated AS MATERIALIZED (
+    SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{{}}') AS convs
+      FROM ra JOIN history.conversation_authors ca ON ca.author_key = ANY (ra.keys)),
+candidates AS (
+    SELECT array_agg(message_key) AS k, array_agg(document) AS d, array_agg(author_key) AS a,
+           array_agg(conversation_key) AS c, array_agg(sent_at) AS t
+      FROM eligible)
+SELECT e.message_key, s.total
+  FROM candidates x CROSS JOIN r CROSS JOIN ra CROSS JOIN people CROSS JOIN participated
+ CROSS JOIN LATERAL history._score(x.k, x.d, x.a, x.c, x.t, %(terms)s::text[], people.name_terms, ra.keys,
+                                   r.conversation_key, participated.convs, people.named,
+                                   (SELECT st FROM history.search_settings st), now()) s
+  JOIN eligible e ON e.message_key = s.message_key
+ ORDER BY s.total DESC, e.sent_at DESC, e.message_id
  LIMIT %(k)s
 """
 
