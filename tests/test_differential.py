@@ -205,13 +205,15 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
 
     * the hits are in score order; equal scores by sent_at descending, then message id;
     * for two eligible matches a and b where a has at least b's occurrences of every
-      alternative, at least b's actor/conversation/participation signals and is at
-      least as recent: if a differs from b in any of these, a ranks strictly above b;
-      if in none, they tie and the smaller message id comes first. (In particular a
+      alternative, no more distinct lexemes (BM25's length), at least b's
+      actor/conversation/participation signals and is at least as recent: if a differs
+      from b in any of these, a ranks strictly above b; if in none, they tie and the
+      smaller message id comes first. (In particular a
       match of strictly more alternatives, all else equal, ranks higher.) So a
       returned b means a is returned too, and before b (unless a was withheld for want
       of budget: it ranked above b, and b got in for free as evidence already held).
     """
+    coverage = msearch.rarity_coverage(terms, [world.messages[m] for m in eligible_ids], lexicon)
     for x, y in zip(sql_hits, sql_hits[1:]):
         assert x["score"] >= y["score"], (x, y)
         if x["score"] == y["score"]:
@@ -221,31 +223,33 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
     for h in sql_hits:
         r = h["reasons"]
         assert r["total"] == pytest.approx(h["score"])
-        parts = ["text", "coverage", "actor", "conversation", "participation", "recency"]
+        parts = ["text", "coverage", "actor", "conversation", "participation", "recency", "named_speaker"]
         assert sum(r[p] for p in parts) == pytest.approx(r["total"])
         s = msearch.signals(world, run, world.messages[h["message_id"]])
         for p in ("actor", "conversation", "participation"):
             assert r[p] == pytest.approx(weights[f"{p}_weight"] * s[p]), (h["message_id"], p)
-        matched = len(r["matched_terms"])
-        assert r["coverage"] == pytest.approx(weights["coverage_weight"] * matched / len(terms))
+        assert r["coverage"] == pytest.approx(weights["coverage_weight"] * coverage[h["message_id"]])
 
     position = {h["message_id"]: i for i, h in enumerate(sql_hits)}
     info = {}
     for mid in eligible_ids:
         m = world.messages[mid]
-        info[mid] = (_occurrences(lexicon, world, mid, terms), msearch.signals(world, run, m), m.sent_at)
+        info[mid] = (_occurrences(lexicon, world, mid, terms), msearch.signals(world, run, m), m.sent_at,
+                     len(lexicon.lexemes(m.body)))
     for b in position:
-        ob, sb, tb = info[b]
+        ob, sb, tb, lb = info[b]
         for a in eligible_ids:
             if a == b:
                 continue
-            oa, sa, ta = info[a]
-            if not (all(oa[t] >= ob[t] for t in terms) and all(sa[k] >= sb[k] for k in sa) and ta >= tb):
+            oa, sa, ta, la = info[a]
+            if not (all(oa[t] >= ob[t] for t in terms) and all(sa[k] >= sb[k] for k in sa) and ta >= tb
+                    and la <= lb):
                 continue
-            differs = oa != ob or sa != sb or ta != tb
+            differs = oa != ob or sa != sb or ta != tb or la != lb
             if (differs or a < b) and a not in withheld:
                 assert a in position and position[a] < position[b], (
-                    f"{a} must rank above {b}: occurrences {oa} vs {ob}, signals {sa} vs {sb}, {ta} vs {tb}")
+                    f"{a} must rank above {b}: occurrences {oa} vs {ob}, signals {sa} vs {sb}, {ta} vs {tb}, "
+                    f"lengths {la} vs {lb}")
 
 
 AUDIT_COUNTS = {rule: f"excluded_{rule}" for rule in msearch.RULES}
@@ -327,11 +331,13 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:
                 check_hard_orderings(world, run, lexicon, outcome.terms, outcome.eligible_ids, sql_hits, weights,
                                      set(outcome.considered_ids) - {h.shown.message_id for h in outcome.hits})
             if scenario.weights == "exact":
+                coverage = msearch.rarity_coverage(
+                    outcome.terms, [world.messages[m] for m in outcome.eligible_ids], lexicon)
                 for h in sql_hits:
                     s = msearch.signals(world, run, world.messages[h["message_id"]])
                     assert h["score"] == pytest.approx(
                         1000 * s["participation"] + 100 * s["conversation"] + 10 * s["actor"]
-                        + len(h["reasons"]["matched_terms"]) / len(outcome.terms))
+                        + coverage[h["message_id"]])
         elif isinstance(op, Check):
             got = side.check(op.run)
             try:

@@ -152,18 +152,29 @@ INSERT INTO history.write_locks VALUES ('identity_proofs');
 COMMENT ON TABLE history.write_locks IS 'Rows locked FOR UPDATE to serialise rare writers (owner only; never delete them)';
 
 -- Ranking weights, the default language and size limits; one row a DBA may update.
+-- The ranking defaults were calibrated with `history-search eval` (docs/relevance.md).
 CREATE TABLE history.search_settings (
     singleton            boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     -- The language of a conversation created without one (upsert_conversation's
     -- p_language); queries are analysed in it and in every conversation's language.
     text_search_config   regconfig NOT NULL DEFAULT 'pg_catalog.english',
     text_weight          float8 NOT NULL DEFAULT 1.0 CHECK (text_weight >= 0),
-    coverage_weight      float8 NOT NULL DEFAULT 2.0 CHECK (coverage_weight >= 0),
-    actor_weight         float8 NOT NULL DEFAULT 0.3 CHECK (actor_weight >= 0),
-    conversation_weight  float8 NOT NULL DEFAULT 0.3 CHECK (conversation_weight >= 0),
-    participation_weight float8 NOT NULL DEFAULT 0.2 CHECK (participation_weight >= 0),
-    recency_weight       float8 NOT NULL DEFAULT 0.5 CHECK (recency_weight >= 0),
-    recency_half_life    interval NOT NULL DEFAULT '30 days' CHECK (recency_half_life > interval '0'),
+    coverage_weight      float8 NOT NULL DEFAULT 0.5 CHECK (coverage_weight >= 0),
+    actor_weight         float8 NOT NULL DEFAULT 0.05 CHECK (actor_weight >= 0),
+    conversation_weight  float8 NOT NULL DEFAULT 0.1 CHECK (conversation_weight >= 0),
+    participation_weight float8 NOT NULL DEFAULT 0.05 CHECK (participation_weight >= 0),
+    recency_weight       float8 NOT NULL DEFAULT 0.1 CHECK (recency_weight >= 0),
+    recency_half_life    interval NOT NULL DEFAULT '180 days' CHECK (recency_half_life > interval '0'),
+    -- The author is someone of the run the query names ("what did Melanie say about ...").
+    named_speaker_weight float8 NOT NULL DEFAULT 0.2 CHECK (named_speaker_weight >= 0),
+    -- The text score (history._score): BM25's term-frequency saturation and
+    -- length normalisation, the weight of an occurrence labelled D (a part
+    -- derived from an identifier) against a whole token, and the share of a
+    -- term's rarity kept when it is the name of someone in the run.
+    bm25_k1              float8 NOT NULL DEFAULT 0.8 CHECK (bm25_k1 >= 0),
+    bm25_b               float8 NOT NULL DEFAULT 0.5 CHECK (bm25_b BETWEEN 0 AND 1),
+    derived_term_weight  float8 NOT NULL DEFAULT 0.5 CHECK (derived_term_weight >= 0),
+    name_term_weight     float8 NOT NULL DEFAULT 0.3 CHECK (name_term_weight >= 0),
     max_query_terms      integer NOT NULL DEFAULT 32 CHECK (max_query_terms BETWEEN 1 AND 256),
     max_query_chars      integer NOT NULL DEFAULT 4000 CHECK (max_query_chars BETWEEN 1 AND 100000),
     -- How many of the newest matches one search ranks, and how many it counts

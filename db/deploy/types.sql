@@ -46,7 +46,8 @@ CREATE TYPE history._ranked_candidate AS (
     participation    float8,
     recency          float8,
     total            float8,
-    matched_terms    text[]
+    matched_terms    text[],
+    named_speaker    float8
 );
 COMMENT ON TYPE history._ranked_candidate IS 'Internal: an eligible match with its weighted ranking components';
 

@@ -50,6 +50,9 @@ DECLARE
     v_eligible_convs    bigint[] := '{}';
     v_eligible_visible  tstzmultirange[] := '{}';
     v_participated      bigint[];
+    v_languages         regconfig[];
+    v_name_terms        text[];
+    v_named_authors     bigint[];
     v_capped            boolean := false;
     v_exclusions jsonb := '{}';
     v_ranked     history._ranked_candidate[] := '{}';
@@ -129,8 +132,9 @@ BEGIN
     --    lexemes, first seen first) and the tsquery a message must match
     --    (the OR of its alternatives; a typed identifier matches whole or
     --    where all its parts occur). Typed operators are never parsed.
+    v_languages := history._query_languages();
     SELECT a.terms, a.query INTO v_terms, v_query
-      FROM history._query_analysis(left(p_query, v_settings.max_query_chars), history._query_languages(),
+      FROM history._query_analysis(left(p_query, v_settings.max_query_chars), v_languages,
                                    v_settings.max_query_terms) a;
 
     -- Steps 4 and 5 are planned for this search's terms, audience and windows
@@ -201,6 +205,17 @@ BEGIN
 
         SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{}') INTO v_participated
           FROM history.conversation_authors ca WHERE ca.author_key = ANY (v_requester_accounts);
+        -- The people of this run (its audience, the requester and linked
+        -- accounts, the agent) the query names, and the query terms that are
+        -- their names: a name is weak evidence on its own (name_term_weight),
+        -- what the named person wrote is preferred (named_speaker_weight).
+        SELECT coalesce(array_agg(DISTINCT n.lexeme), '{}'), coalesce(array_agg(DISTINCT a.account_key), '{}')
+          INTO v_name_terms, v_named_authors
+          FROM history.accounts a
+         CROSS JOIN LATERAL unnest(history._query_terms(coalesce(a.display_name, ''), v_languages,
+                                                        v_settings.max_query_terms)) n(lexeme)
+         WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key)
+           AND n.lexeme = ANY (v_terms);
         WITH newest AS MATERIALIZED (
             SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
@@ -232,22 +247,19 @@ BEGIN
               JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
              WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
         ), top AS (
-            SELECT s.*, s.text_score + s.coverage + s.actor + s.conversation + s.participation + s.recency AS total
-              FROM (SELECT c.*,
-                           v_settings.text_weight * ts_rank(c.document, v_query, 32) AS text_score,
-                           v_settings.coverage_weight
-                             * (length(c.document) - length(ts_delete(c.document, v_terms)))::float8
-                             / cardinality(v_terms) AS coverage,
-                           v_settings.actor_weight * (c.author_key = ANY (v_requester_accounts))::int AS actor,
-                           v_settings.conversation_weight * (c.conversation_key = v_run.conversation_key)::int AS conversation,
-                           v_settings.participation_weight * (c.conversation_key = ANY (v_participated))::int AS participation,
-                           -- Halves every half-life; capped so that very old messages do not underflow.
-                           v_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
-                               extract(epoch FROM (now() - c.sent_at))::float8
-                               / extract(epoch FROM v_settings.recency_half_life)::float8))) AS recency
-                      FROM candidates c
-                     WHERE c.excluded_by IS NULL) s
-             ORDER BY total DESC, s.sent_at DESC, s.message_id
+            -- history._score ranks the eligible candidates as one set: its
+            -- rarity and length statistics come from them alone.
+            SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
+                   s.named_speaker, s.total
+              FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
+                           array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
+                           array_agg(e.sent_at) AS sent_at
+                      FROM candidates e WHERE e.excluded_by IS NULL) a
+             CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
+                                               v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
+                                               v_participated, v_named_authors, v_settings, now()) s
+              JOIN candidates c ON c.message_key = s.message_key
+             ORDER BY s.total DESC, c.sent_at DESC, c.message_id
              LIMIT v_limit
         )
         SELECT v_exclusions || (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
@@ -258,7 +270,8 @@ BEGIN
                                               t.visible, t.text_score, t.coverage, t.actor, t.conversation,
                                               t.participation, t.recency, t.total,
                                               ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
-                                                     WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord)
+                                                     WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord),
+                                              t.named_speaker
                                           )::history._ranked_candidate
                                       ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
                   FROM top t)
@@ -397,7 +410,7 @@ BEGIN
            coalesce((SELECT jsonb_agg(jsonb_build_object(
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
-                        'recency', r.recency, 'total', r.total) ORDER BY a.o)
+                        'recency', r.recency, 'named_speaker', r.named_speaker, 'total', r.total) ORDER BY a.o)
                        FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
                        JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
            coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
@@ -444,7 +457,8 @@ BEGIN
                h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role, h.body, r.total,
                jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
                                   'conversation', r.conversation, 'participation', r.participation,
-                                  'recency', r.recency, 'total', r.total, 'matched_terms', to_jsonb(r.matched_terms)),
+                                  'recency', r.recency, 'named_speaker', r.named_speaker, 'total', r.total,
+                                  'matched_terms', to_jsonb(r.matched_terms)),
                coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY b.p)
                            FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)), '[]'),

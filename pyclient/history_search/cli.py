@@ -404,11 +404,32 @@ def run_bench(args: argparse.Namespace) -> int:
     return run(args)
 
 
+# -- eval ----------------------------------------------------------------------
+
+
+def add_eval(sub: argparse._SubParsersAction) -> None:
+    from .relevance import add_arguments
+
+    p = sub.add_parser("eval", help="relevance of search on LoCoMo-format conversations, next to BM25",
+                       description="Load LoCoMo-format conversations through the runtime API, ask every question "
+                                   "as a run through the client's search, and report recall, context recall and "
+                                   "MRR next to BM25 and ts_rank on the same lexemes (see docs/relevance.md). "
+                                   "The last line is a one-line summary.")
+    add_arguments(p)
+    p.set_defaults(func=run_eval)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from .relevance import run
+
+    return run(args)
+
+
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_migrate, add_reindex, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
-    add_verify_digest, add_bench,
+    add_verify_digest, add_bench, add_eval,
 ]
 
 

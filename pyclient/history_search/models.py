@@ -72,13 +72,14 @@ class RankingReasons:
     recency: float
     total: float
     matched_terms: tuple[str, ...]
+    named_speaker: float = 0.0  # added to SPEC's keys (docs/decisions.md, "Ranking")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RankingReasons":
-        v = _pick(cls, data)
+        v = _pick(cls, {"named_speaker": 0.0, **data})
         return cls(
             **{k: float(v[k]) for k in ("text", "coverage", "actor", "conversation",
-                                         "participation", "recency", "total")},
+                                         "participation", "recency", "total", "named_speaker")},
             matched_terms=tuple(str(t) for t in (v["matched_terms"] or ())),
         )
 

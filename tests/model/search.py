@@ -28,6 +28,8 @@ tests/test_findability.py.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -164,16 +166,29 @@ def signals(world: World, run: Run, m: Message) -> dict[str, int]:
     }
 
 
-def exact_rank_key(world: World, run: Run, terms: list[str], lexicon: Lexicon) -> Callable[[Message], tuple]:
+def rarity_coverage(terms: list[str], eligible: list[Message], lexicon: Lexicon) -> dict[str, float]:
+    """Coverage before its weight, as history._score computes it: the share of the query's rarity
+    (idf over the eligible candidates, rounded to 2^-32) that each message matches."""
+    n = len(eligible)
+    has = {m.message_id: set(lexicon.lexemes(m.body)) for m in eligible}
+    df = {t: sum(t in h for h in has.values()) for t in terms}
+    idf = {t: math.floor(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * 4294967296 + 0.5) / 4294967296
+           for t in terms if df[t]}
+    total = sum(idf.values())
+    return {mid: (sum(idf[t] for t in idf if t in h) / total if total else 0.0) for mid, h in has.items()}
+
+
+def exact_rank_key(world: World, run: Run, terms: list[str], lexicon: Lexicon,
+                   eligible: list[Message]) -> Callable[[Message], tuple]:
     """Rank order under the test's "exact" weights (text 0, coverage 1, actor 10, conversation 100,
-    participation 1000, recency 0): participation, conversation, actor, coverage, then sent_at
-    descending, then message id (decisions: a weighted sum; SPEC: ties by sent_at desc, then id)."""
+    participation 1000, recency 0): participation, conversation, actor, coverage (the share of the
+    query's rarity matched), then sent_at descending, then message id (decisions: a weighted sum;
+    SPEC: ties by sent_at desc, then id)."""
+    coverage = rarity_coverage(terms, eligible, lexicon)
 
     def key(m: Message):
         s = signals(world, run, m)
-        matched = len(set(terms) & set(lexicon.lexemes(m.body)))
-        coverage = Fraction(matched, len(terms))
-        return (-s["participation"], -s["conversation"], -s["actor"], -coverage,
+        return (-s["participation"], -s["conversation"], -s["actor"], -coverage[m.message_id],
                 -m.sent_at.timestamp(), m.message_id)
 
     return key
@@ -251,7 +266,7 @@ def search(world: World, run: Run, lexicon: Lexicon, query, speaker="anyone", af
         position = {mid: i for i, mid in enumerate(rank_order)}
         ranked = sorted(eligible, key=lambda m: position.get(m.message_id, len(position)))
     else:
-        key = rank_key or exact_rank_key(world, run, terms, lexicon)
+        key = rank_key or exact_rank_key(world, run, terms, lexicon, eligible)
         ranked = sorted(eligible, key=key)
     considered = ranked[:limit]
 

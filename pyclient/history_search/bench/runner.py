@@ -131,22 +131,29 @@ eligible AS (
       FROM (SELECT * FROM newest ORDER BY sent_at DESC, message_id DESC LIMIT (SELECT max_candidates FROM st)) d
       JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
      WHERE {_ELIGIBLE_WHERE}),
-ranked AS (
-    SELECT e.message_key, t.total, row_number() OVER (ORDER BY t.total DESC, e.sent_at DESC, e.message_id) AS rank
-      FROM eligible e CROSS JOIN st CROSS JOIN r CROSS JOIN ra
-      CROSS JOIN LATERAL (SELECT
-            st.text_weight * ts_rank(e.document, %(tq)s::tsquery, 32)
-          + st.coverage_weight * (length(e.document) - length(ts_delete(e.document, %(terms)s::text[])))::float8
-                               / cardinality(%(terms)s::text[])
-          + st.actor_weight * (e.author_key = ANY (ra.keys))::int
-          + st.conversation_weight * (e.conversation_key = r.conversation_key)::int
-          + st.participation_weight * (EXISTS (
-                SELECT 1 FROM history.conversation_authors ca
-                 WHERE ca.conversation_key = e.conversation_key AND ca.author_key = ANY (ra.keys)))::int
-          + st.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
-                extract(epoch FROM (now() - e.sent_at))::float8
-                / extract(epoch FROM st.recency_half_life)::float8))) AS total) t
-     ORDER BY t.total DESC, e.sent_at DESC, e.message_id
+people AS MATERIALIZED (  -- as search_history: the run's people the query names, and their names
+    SELECT coalesce(array_agg(DISTINCT n.lexeme), '{{}}') AS name_terms,
+           coalesce(array_agg(DISTINCT a.account_key), '{{}}') AS named
+      FROM r CROSS JOIN ra CROSS JOIN st
+      JOIN history.accounts a ON a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)
+     CROSS JOIN LATERAL unnest(history._query_terms(coalesce(a.display_name, ''), history._query_languages(),
+                                                    st.max_query_terms)) n(lexeme)
+     WHERE n.lexeme = ANY (%(terms)s::text[])),
+participated AS MATERIALIZED (
+    SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{{}}') AS convs
+      FROM ra JOIN history.conversation_authors ca ON ca.author_key = ANY (ra.keys)),
+candidate_arrays AS (
+    SELECT array_agg(message_key) AS k, array_agg(document) AS d, array_agg(author_key) AS a,
+           array_agg(conversation_key) AS c, array_agg(sent_at) AS t
+      FROM eligible),
+ranked AS (  -- the same score as F (history._score over the eligible candidates as one set)
+    SELECT e.message_key, s.total, row_number() OVER (ORDER BY s.total DESC, e.sent_at DESC, e.message_id) AS rank
+      FROM candidate_arrays x CROSS JOIN r CROSS JOIN ra CROSS JOIN people CROSS JOIN participated
+     CROSS JOIN LATERAL history._score(x.k, x.d, x.a, x.c, x.t, %(terms)s::text[], people.name_terms, ra.keys,
+                                       r.conversation_key, participated.convs, people.named,
+                                       (SELECT st FROM history.search_settings st), now()) s
+      JOIN eligible e ON e.message_key = s.message_key
+     ORDER BY s.total DESC, e.sent_at DESC, e.message_id
      LIMIT %(k)s)"""
 
 _B1R_SQL = f"""

@@ -1,0 +1,196 @@
+-- Ranking (SPEC §3 "Ranking", docs/decisions.md "Ranking", history._score):
+-- term rarity, length normalisation, occurrence labels, reasons that add up,
+-- and statistics that come only from what the audience may see.
+BEGIN;
+SELECT plan(22);
+
+DO $world$
+BEGIN
+    PERFORM history.upsert_account('k-bot', 'agent', 'Assistant');
+    PERFORM history.upsert_account('k-ann', 'person', 'Ann');
+    PERFORM history.upsert_account('k-ben', 'person', 'Ben');
+    PERFORM history.upsert_conversation('k-pub', 'group');
+    PERFORM history.upsert_conversation('k-priv', 'direct');
+    PERFORM history.add_member('k-pub', 'k-bot', '2026-01-01 00:00+00');
+    PERFORM history.add_member('k-pub', 'k-ann', '2026-01-01 00:00+00');
+    -- Ben is away for February: what k-pub says then is not his to see.
+    PERFORM history.add_member('k-pub', 'k-ben', '2026-01-01 00:00+00');
+    PERFORM history.remove_member('k-pub', 'k-ben', '2026-02-01 00:00+00');
+    PERFORM history.add_member('k-pub', 'k-ben', '2026-03-01 00:00+00');
+    PERFORM history.add_member('k-priv', 'k-bot', '2026-01-01 00:00+00');
+    PERFORM history.add_member('k-priv', 'k-ann', '2026-01-01 00:00+00');
+
+    -- "thanks" is everywhere, "museum" is rare.
+    PERFORM history.post_message('k-t1', 'k-pub', 'k-ben', 'thanks for the update', '2026-01-02 10:00+00');
+    PERFORM history.post_message('k-t2', 'k-pub', 'k-ann', 'thanks a lot', '2026-01-02 11:00+00');
+    PERFORM history.post_message('k-t3', 'k-pub', 'k-ben', 'ok thanks', '2026-01-02 12:00+00');
+    PERFORM history.post_message('k-t4', 'k-pub', 'k-ann', 'thanks again', '2026-01-20 12:00+00');
+    PERFORM history.post_message('k-museum', 'k-pub', 'k-ben', 'the museum opens at nine', '2026-01-03 12:00+00');
+    -- the same match, in a short and in a long message
+    PERFORM history.post_message('k-short', 'k-pub', 'k-ann', 'lighthouse photos', '2026-01-05 12:00+00');
+    PERFORM history.post_message('k-long', 'k-pub', 'k-ann',
+        'lighthouse trip report with harbour cliffs seagulls ferry timetable sandwiches weather notes', '2026-01-05 12:00+00');
+    -- labels: a whole token (A) against a part derived from an identifier (D), set below
+    PERFORM history.post_message('k-whole', 'k-pub', 'k-ben', 'yaml everywhere now', '2026-01-06 12:00+00');
+    PERFORM history.post_message('k-part', 'k-pub', 'k-ben', 'yaml everywhere again', '2026-01-06 12:00+00');
+    PERFORM history.post_message('k-cur', 'k-pub', 'k-ann', 'question', '2026-06-01 12:00+00');
+    PERFORM history.post_message('k-priv-cur', 'k-priv', 'k-ann', 'question', '2026-06-01 12:00+00');
+END
+$world$;
+-- White-box: label the two yaml documents as the text analysis does for a
+-- whole token (A) and for an identifier's part (D, next to an A token).
+UPDATE history.message_search_documents SET document = 'yaml:1A everywher:2A' WHERE message_id = 'k-whole';
+UPDATE history.message_search_documents SET document = 'yaml:1D everywher:2A' WHERE message_id = 'k-part';
+
+CREATE TEMP TABLE results (label text PRIMARY KEY, r history.search_result) ON COMMIT DROP;
+CREATE FUNCTION pg_temp.s(p_label text, p_query text, p_audience text[] DEFAULT NULL,
+                          p_conversation text DEFAULT 'k-pub') RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    v history.search_result;
+BEGIN
+    v := history._search_history(
+        history.begin_run('k-bot', p_conversation, 'k-ann', CASE p_conversation WHEN 'k-pub' THEN 'k-cur' ELSE 'k-priv-cur' END,
+                          '{}', p_audience),
+        p_query, 'anyone', NULL, NULL, 20);
+    INSERT INTO pg_temp.results VALUES (p_label, v);
+    RETURN ARRAY(SELECT h.message_id FROM unnest(v.hits) h);
+END
+$$;
+-- Each hit as (id, score, reasons): what the searcher is told.
+CREATE FUNCTION pg_temp.told(p_label text) RETURNS text LANGUAGE sql AS $$
+    SELECT string_agg(format('%s %s %s', h.message_id, h.score, h.reasons), E'\n' ORDER BY o)
+      FROM pg_temp.results r, unnest((r.r).hits) WITH ORDINALITY h(message_id, conversation_id, sent_at, speaker_id,
+                                                                   speaker_role, body, score, reasons, before, after, o)
+     WHERE r.label = p_label $$;
+CREATE FUNCTION pg_temp.hit(p_label text, p_message text) RETURNS history.search_hit LANGUAGE sql AS $$
+    SELECT h FROM pg_temp.results r, unnest((r.r).hits) h WHERE r.label = p_label AND h.message_id = p_message $$;
+
+UPDATE history.search_settings SET actor_weight = 0, recency_weight = 0;
+
+-- ------------------------------------------------------------------ rarity, length, labels
+SELECT is((pg_temp.s('rare', 'thanks museum'))[1], 'k-museum',
+          'a message matching only the rare term outranks those matching only the common one');
+SELECT ok((pg_temp.hit('rare', 'k-museum')).reasons->>'text' > (pg_temp.hit('rare', 'k-t1')).reasons->>'text'
+          AND ((pg_temp.hit('rare', 'k-museum')).reasons->>'text')::float8
+              > ((pg_temp.hit('rare', 'k-t2')).reasons->>'text')::float8,
+          'the rare term''s text score is the larger');
+SELECT is(((pg_temp.hit('rare', 'k-museum')).reasons->>'text')::float8,
+          (SELECT text_weight FROM history.search_settings),
+          'the best match''s text score is text_weight (text is relative to the best match)');
+SELECT ok(((pg_temp.hit('rare', 'k-museum')).reasons->>'coverage')::float8
+          > 4 * ((pg_temp.hit('rare', 'k-t1')).reasons->>'coverage')::float8,
+          'coverage weighs a matched term by its rarity: the rare term is most of it');
+
+SELECT is(pg_temp.s('length', 'lighthouse'), ARRAY['k-short', 'k-long'],
+          'the same match in a shorter message ranks higher (length normalisation)');
+SELECT ok(((pg_temp.hit('length', 'k-short')).reasons->>'text')::float8
+          > ((pg_temp.hit('length', 'k-long')).reasons->>'text')::float8,
+          'and its text score is strictly larger');
+
+SELECT is(pg_temp.s('labels', 'yaml'), ARRAY['k-whole', 'k-part'],
+          'a whole-token match (A) outranks a derived part (D)');
+UPDATE history.search_settings SET derived_term_weight = 1;
+SELECT is(pg_temp.s('labels-equal', 'yaml'), ARRAY['k-part', 'k-whole'],
+          'with derived_term_weight 1 the labels no longer matter (tie: by message id)');
+SELECT is((pg_temp.hit('labels-equal', 'k-part')).score, (pg_temp.hit('labels-equal', 'k-whole')).score,
+          'and the two score alike');
+UPDATE history.search_settings SET derived_term_weight = DEFAULT;
+
+SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'coverage')::float8
+                               + (h.reasons->>'actor')::float8 + (h.reasons->>'conversation')::float8
+                               + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
+                               + (h.reasons->>'named_speaker')::float8 - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
+             FROM results r, unnest((r.r).hits) h),
+          'every hit''s components add up to its total, which is its score');
+
+-- ------------------------------------------------------------------ names, recency (the shipped defaults)
+UPDATE history.search_settings SET actor_weight = DEFAULT, recency_weight = DEFAULT;
+DO $names$
+BEGIN
+    PERFORM history.upsert_account('k-mel', 'person', 'Melanie');
+    PERFORM history.upsert_account('k-car', 'person', 'Caroline');
+    PERFORM history.upsert_conversation('k-chat', 'group');
+    PERFORM history.add_member('k-chat', 'k-bot', '2026-01-01 00:00+00');
+    PERFORM history.add_member('k-chat', 'k-mel', '2026-01-01 00:00+00');
+    PERFORM history.add_member('k-chat', 'k-car', '2026-01-01 00:00+00');
+    PERFORM history.post_message('k-content', 'k-chat', 'k-mel', 'We took the kids to the science museum, they loved the dinosaurs', '2026-01-10 12:00+00');
+    PERFORM history.post_message('k-hey', 'k-chat', 'k-car', 'Hey Melanie! How did it go?', '2026-05-20 12:00+00');
+    PERFORM history.post_message('k-thanks', 'k-chat', 'k-car', 'Thanks, Melanie!', '2026-05-21 12:00+00');
+    PERFORM history.post_message('k-go', 'k-chat', 'k-car', 'I have to go now, Melanie', '2026-05-22 12:00+00');
+    -- the same words from each of them, at the same time
+    PERFORM history.post_message('k-said-car', 'k-chat', 'k-car', 'the pottery class starts monday', '2026-03-01 12:00+00');
+    PERFORM history.post_message('k-said-mel', 'k-chat', 'k-mel', 'the pottery class starts monday', '2026-03-01 12:00+00');
+    -- a strong old match and a weak new one; two equal matches a month apart
+    PERFORM history.post_message('k-old-strong', 'k-chat', 'k-car', 'the observatory telescope night was magical', '2026-01-02 12:00+00');
+    PERFORM history.post_message('k-new-weak', 'k-chat', 'k-car', 'what a night', '2026-05-30 12:00+00');
+    PERFORM history.post_message('k-twin-old', 'k-chat', 'k-car', 'violin lesson', '2026-04-01 12:00+00');
+    PERFORM history.post_message('k-twin-new', 'k-chat', 'k-car', 'violin lesson', '2026-05-01 12:00+00');
+    PERFORM history.post_message('k-chat-cur', 'k-chat', 'k-car', 'question', '2026-06-01 12:00+00');
+END
+$names$;
+CREATE FUNCTION pg_temp.chat(p_label text, p_query text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    v history.search_result;
+BEGIN
+    v := history._search_history(history.begin_run('k-bot', 'k-chat', 'k-car', 'k-chat-cur'), p_query, 'anyone', NULL, NULL, 20);
+    INSERT INTO pg_temp.results VALUES (p_label, v);
+    RETURN ARRAY(SELECT h.message_id FROM unnest(v.hits) h);
+END
+$$;
+
+SELECT is((pg_temp.chat('vocative', 'When did Melanie go to the museum?'))[1], 'k-content',
+          'a member''s name is weak evidence: "Hey Melanie!" and "Thanks, Melanie!" do not outrank the content');
+SELECT ok(((pg_temp.hit('vocative', 'k-content')).reasons->>'text')::float8
+          > ((pg_temp.hit('vocative', 'k-thanks')).reasons->>'text')::float8,
+          'on its text score alone, too');
+SELECT is((pg_temp.chat('named', 'What did Melanie say about the pottery class?'))[1:2], ARRAY['k-said-mel', 'k-said-car'],
+          'the person the query names is preferred as the speaker of equal words');
+SELECT is(ARRAY[((pg_temp.hit('named', 'k-said-mel')).reasons->>'named_speaker')::float8,
+                ((pg_temp.hit('named', 'k-said-car')).reasons->>'named_speaker')::float8],
+          ARRAY[(SELECT named_speaker_weight FROM history.search_settings), 0::float8],
+          'reasons.named_speaker is named_speaker_weight for the named person''s message, 0 for the other''s');
+SELECT is((pg_temp.chat('recency', 'observatory telescope night'))[1], 'k-old-strong',
+          'recency never buries a clearly stronger match (a five-month-old full match beats a new partial one)');
+SELECT is(pg_temp.chat('twins', 'violin lesson'), ARRAY['k-twin-new', 'k-twin-old'],
+          'between equal matches the newer ranks first');
+SELECT ok((pg_temp.hit('twins', 'k-twin-new')).score > (pg_temp.hit('twins', 'k-twin-old')).score,
+          'and by score (recency breaks the near-tie), not only by the tie rule');
+
+-- ------------------------------------------------------------------ statistics come only from what the audience may see
+SELECT ok(cardinality(pg_temp.s('before', 'thanks museum lighthouse photos')) >= 6, 'the search finds its matches');
+
+DO $private$
+DECLARE
+    k integer;
+BEGIN
+    -- A private direct conversation of Ann's, and k-pub while Ben was away:
+    -- neither may be shown to Ben, both full of the query's terms.
+    FOR k IN 1 .. 40 LOOP
+        PERFORM history.post_message('k-p' || k, 'k-priv', 'k-ann',
+                                     'museum museum lighthouse photos thanks museum', timestamptz '2026-01-04 00:00+00' + k * interval '1 hour');
+        PERFORM history.post_message('k-away' || k, 'k-pub', 'k-ann',
+                                     'museum lighthouse lighthouse thanks', timestamptz '2026-02-04 00:00+00' + k * interval '1 hour');
+    END LOOP;
+    PERFORM history.edit_message('k-p1', 'photos photos photos', '2026-05-01 00:00+00');
+    PERFORM history.delete_message('k-p2', '2026-05-01 00:00+00');
+    PERFORM history.edit_message('k-away1', 'thanks thanks', '2026-05-01 00:00+00');
+    PERFORM history.delete_message('k-away2', '2026-05-01 00:00+00');
+END
+$private$;
+
+SELECT is(pg_temp.s('after', 'thanks museum lighthouse photos'), pg_temp.s('before-again', 'thanks museum lighthouse photos'),
+          'same hits twice after the private writes (the comparison below is stable)');
+SELECT is(pg_temp.told('after'), pg_temp.told('before'),
+          'messages the audience may not see change no returned id, order, score or reason');
+SELECT ok((SELECT bool_or(h ~ '^k-p[0-9]') FROM unnest(pg_temp.s('ann-priv', 'thanks museum lighthouse photos',
+                                                                  ARRAY['k-ann'], 'k-priv')) h)
+          AND (SELECT bool_or(h ~ '^k-away') FROM unnest(pg_temp.s('ann-pub', 'lighthouse', ARRAY['k-ann'])) h),
+          'the private messages are matches for an audience that may see them (the test is not vacuous)');
+SELECT is((SELECT e.hit_rankings FROM history.conversation_search_events e
+            WHERE e.search_event_id = (SELECT (r.r).search_event_id FROM results r WHERE r.label = 'after')),
+          (SELECT e.hit_rankings FROM history.conversation_search_events e
+            WHERE e.search_event_id = (SELECT (r.r).search_event_id FROM results r WHERE r.label = 'before')),
+          'the audit records the same ranking components before and after');
+
+SELECT * FROM finish();
+ROLLBACK;
