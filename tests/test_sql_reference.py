@@ -38,10 +38,6 @@ def test_every_view_column_is_documented(conn):
             WHERE c.relnamespace = 'history'::regnamespace AND c.relkind = 'v'
               AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1, a.attnum""").fetchall()
     missing = {col for _v, col in columns if f"`{col}`" not in REFERENCE}
-    # The reference describes the audit views as issue 13 leaves them: a run key
-    # instead of the run token (`run_id`). Until that change is merged, run_id
-    # is the one column it does not describe. (Delete this line after the merge.)
-    missing -= {"run_id"}
     assert missing == set()
 
 
