@@ -407,7 +407,7 @@ def run_bench(args: argparse.Namespace) -> int:
 # -- eval ----------------------------------------------------------------------
 
 
-def add_eval(sub: argparse._SubParsersAction) -> None:
+def add_eval(sub: Subparsers) -> None:
     from .relevance import add_arguments
 
     p = sub.add_parser("eval", help="relevance of search on LoCoMo-format conversations, next to BM25",

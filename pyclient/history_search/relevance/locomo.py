@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Turn", "Question", "Conversation", "load_dir", "load_file", "normalise_evidence", "turn_body"]
 
@@ -49,7 +50,7 @@ class Conversation:
     speakers: tuple[str, str]
     turns: list[Turn]
     questions: list[Question]
-    evidence_stats: dict = field(default_factory=dict)
+    evidence_stats: dict[str, int] = field(default_factory=dict)
 
 
 def turn_body(turn: Turn) -> str:
@@ -71,7 +72,7 @@ def parse_session_time(text: str) -> datetime:
 _DIA = re.compile(r"^D(\d+):(\d+)$")
 
 
-def normalise_evidence(raw) -> list[str]:
+def normalise_evidence(raw: Any) -> list[str]:
     """Split and repair one evidence entry: ``"D8:6; D9:17"`` → two ids, ``"D:11:26"`` → ``D11:26``,
     ``"D30:05"`` → ``D30:5``. Whatever does not look like ``D<session>:<turn>`` afterwards is returned
     as is (and dropped by the caller when it names no turn)."""

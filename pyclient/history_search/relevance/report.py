@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 NAMES = {
     "search_locomo": "history-search, LoCoMo's dates",
@@ -14,11 +15,11 @@ GROUP_NAMES = {"1": "1 multi-hop", "2": "2 temporal", "3": "3 open-domain", "4":
                "1-4": "**1–4**", "5": "5 adversarial"}
 
 
-def _f(x) -> str:
+def _f(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
-def render(results: dict) -> str:
+def render(results: dict[str, Any]) -> str:
     s = results["systems"]
     st = results["data_stats"]
     out = [f"### Relevance on {', '.join(results['conversations'])} ({results['data']})", "",
@@ -62,7 +63,7 @@ def render(results: dict) -> str:
     return "\n".join(out)
 
 
-def chart(results: dict, path: Path) -> str | None:
+def chart(results: dict[str, Any], path: Path) -> str | None:
     try:
         import matplotlib
         matplotlib.use("Agg")

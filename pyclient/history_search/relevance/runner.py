@@ -22,6 +22,7 @@ import time
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from . import locomo
 from .bm25 import BM25
@@ -48,7 +49,7 @@ def _quote_lexeme(t: str) -> str:
 # ------------------------------------------------------------------ loading
 
 
-def _ids(prefix: str, variant: str, conv: locomo.Conversation) -> dict:
+def _ids(prefix: str, variant: str, conv: locomo.Conversation) -> dict[str, Any]:
     base = f"{prefix}:{variant}:{conv.name}"
     return {"conversation": base, "agent": f"{base}:agent",
             "people": {s: f"{base}:{s}" for s in conv.speakers},
@@ -56,7 +57,8 @@ def _ids(prefix: str, variant: str, conv: locomo.Conversation) -> dict:
             "message": lambda dia: f"{base}:{dia}"}
 
 
-def load_conversation(conn, prefix: str, variant: str, conv: locomo.Conversation, shift: timedelta) -> dict:
+def load_conversation(conn: Any, prefix: str, variant: str, conv: locomo.Conversation,
+                      shift: timedelta) -> dict[str, Any]:
     """Write one conversation through the runtime API; returns its ids."""
     from ..client import Runtime
 
@@ -82,10 +84,10 @@ def load_conversation(conn, prefix: str, variant: str, conv: locomo.Conversation
 # ------------------------------------------------------------------ metrics
 
 
-def evaluate_ranking(ranked: list[str], neighbours: dict[str, set[str]], evidence: set[str]) -> dict:
+def evaluate_ranking(ranked: list[str], neighbours: dict[str, set[str]], evidence: set[str]) -> dict[str, float]:
     """Per-question figures of one ranking: recall of hits at 5/8/20, context recall at 8 (hits and
     their neighbours), reciprocal rank of the first evidence hit, messages returned with the top 8."""
-    out = {f"r{k}": len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
+    out: dict[str, float] = {f"r{k}": len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
     context = set(ranked[:CONTEXT_K])
     for h in ranked[:CONTEXT_K]:
         context |= neighbours.get(h, set())
@@ -95,15 +97,15 @@ def evaluate_ranking(ranked: list[str], neighbours: dict[str, set[str]], evidenc
     return out
 
 
-def _aggregate(rows: list[dict]) -> dict:
+def _aggregate(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Mean of each figure per category, over categories 1-4 and for 5 apart; recall@8 by evidence author."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for g in GROUPS:
         sel = [r for r in rows if (str(r["category"]) == g) or (g == "1-4" and r["category"] in (1, 2, 3, 4))]
         if not sel:
             out[g] = {"n": 0}
             continue
-        agg = {"n": len(sel)}
+        agg: dict[str, Any] = {"n": len(sel)}
         for key in [f"r{k}" for k in KS] + ["ctx8", "rr", "returned8"]:
             agg[key] = round(sum(r[key] for r in sel) / len(sel), 4)
         for role in ("requester", "other"):
@@ -115,7 +117,7 @@ def _aggregate(rows: list[dict]) -> dict:
     return out
 
 
-def _by_role(ranked: list[str], evidence: set[str], authors: dict[str, str], requester: str) -> dict:
+def _by_role(ranked: list[str], evidence: set[str], authors: dict[str, str], requester: str) -> dict[str, list[int]]:
     top = set(ranked[:8])
     roles = {"requester": [0, 0], "other": [0, 0]}
     for e in evidence:
@@ -133,10 +135,10 @@ def _baseline_neighbours(conv: locomo.Conversation) -> dict[str, set[str]]:
     return {d: set(order[max(0, i - NEIGHBOURS):i] + order[i + 1:i + 1 + NEIGHBOURS]) for i, d in enumerate(order)}
 
 
-def _documents(conn, ids: dict, conv: locomo.Conversation) -> dict[str, dict[str, int]]:
+def _documents(conn: Any, ids: dict[str, Any], conv: locomo.Conversation) -> dict[str, dict[str, int]]:
     """Each turn's lexemes with their counts, as the projection's tsvector holds them."""
     back = {ids["message"](t.dia_id): t.dia_id for t in conv.turns}
-    docs = {t.dia_id: {} for t in conv.turns}
+    docs: dict[str, dict[str, int]] = {t.dia_id: {} for t in conv.turns}
     rows = conn.execute(
         """SELECT d.message_id, u.lexeme, coalesce(cardinality(u.positions), 1)
              FROM history.message_search_documents d
@@ -149,7 +151,7 @@ def _documents(conn, ids: dict, conv: locomo.Conversation) -> dict[str, dict[str
     return docs
 
 
-def _ask(conn, q: locomo.Question, conv: locomo.Conversation, ids: dict) -> tuple[str, dict]:
+def _ask(conn: Any, q: locomo.Question, conv: locomo.Conversation, ids: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """One question as its own run, through the client; returns the requester and the ranked dia_ids
     with each hit's neighbours."""
     from ..client import Runtime, Search
@@ -160,7 +162,9 @@ def _ask(conn, q: locomo.Question, conv: locomo.Conversation, ids: dict) -> tupl
     result = Search(conn, run).search(q.question, speaker="anyone", limit=LIMIT)
     rt.end_run(run)
     strip = len(ids["conversation"]) + 1
-    ranked, neighbours, scores = [], {}, []
+    ranked: list[str] = []
+    neighbours: dict[str, set[str]] = {}
+    scores: list[float] = []
     for h in result.hits:
         d = h.message_id[strip:]
         ranked.append(d)
@@ -169,11 +173,11 @@ def _ask(conn, q: locomo.Question, conv: locomo.Conversation, ids: dict) -> tupl
     return requester, {"ranked": ranked, "neighbours": neighbours, "scores": scores}
 
 
-def _apply_settings(conn, settings: dict[str, str]) -> dict[str, str]:
+def _apply_settings(conn: Any, settings: dict[str, str]) -> dict[str, str]:
     """Set search_settings columns; returns their previous values (as text)."""
     from psycopg import sql
 
-    old = {}
+    old: dict[str, str] = {}
     for k, v in settings.items():
         old[k] = conn.execute(sql.SQL("SELECT {}::text FROM history.search_settings").format(sql.Identifier(k))).fetchone()[0]
         conn.execute(sql.SQL("UPDATE history.search_settings SET {} = %s").format(sql.Identifier(k)), (v,))
@@ -186,7 +190,7 @@ COMPONENT_WEIGHTS = ("text_weight", "coverage_weight", "actor_weight", "conversa
                      "participation_weight", "recency_weight", "named_speaker_weight")
 
 
-def _signal_weights(conn) -> list[str]:
+def _signal_weights(conn: Any) -> list[str]:
     cols = [r[0] for r in conn.execute(
         """SELECT column_name FROM information_schema.columns
             WHERE table_schema = 'history' AND table_name = 'search_settings'
@@ -195,11 +199,13 @@ def _signal_weights(conn) -> list[str]:
             and conn.execute(f"SELECT {c}::float8 FROM history.search_settings").fetchone()[0] not in (0, None)]
 
 
-def _search_pass(conn, convs, loaded, say, label: str) -> dict:
+def _search_pass(conn: Any, convs: Sequence[locomo.Conversation], loaded: dict[tuple[str, str], dict[str, Any]],
+                 say: Callable[[str], None], label: str) -> dict[str, list[dict[str, Any]]]:
     """Every question of every conversation, in both date variants: per-question rows per variant."""
-    out = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for variant in VARIANTS:
-        rows, started = [], time.monotonic()
+        rows: list[dict[str, Any]] = []
+        started = time.monotonic()
         for conv in convs:
             ids = loaded[(variant, conv.name)]
             authors = {t.dia_id: t.speaker for t in conv.turns}
@@ -217,8 +223,9 @@ def _search_pass(conn, convs, loaded, say, label: str) -> dict:
     return out
 
 
-def _baselines(conn, convs, loaded) -> dict:
-    rows = {"bm25": [], "ts_rank": []}
+def _baselines(conn: Any, convs: Sequence[locomo.Conversation],
+               loaded: dict[tuple[str, str], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    rows: dict[str, list[dict[str, Any]]] = {"bm25": [], "ts_rank": []}
     for conv in convs:
         ids = loaded[(VARIANTS[0], conv.name)]
         docs = _documents(conn, ids, conv)
@@ -240,7 +247,7 @@ def _baselines(conn, convs, loaded) -> dict:
             # Ties newest first, like search.
             ranked = sorted((d for d in order if any(t in docs[d] for t in terms)),
                             key=lambda d: (-scores[newest_first[d]], -newest_first[d]))[:LIMIT]
-            ts = []
+            ts: list[str] = []
             if terms:
                 query = " | ".join(_quote_lexeme(t) for t in terms)
                 ts = [r[0][strip:] for r in conn.execute(
@@ -256,10 +263,10 @@ def _baselines(conn, convs, loaded) -> dict:
     return rows
 
 
-def summary_line(results: dict) -> str:
+def summary_line(results: dict[str, Any]) -> str:
     s = results["systems"]
 
-    def f(name, key):
+    def f(name: str, key: str) -> str:
         return f"{s[name]['1-4'][key]:.2f}"
     return (f"summary: R@8 hits={f('search_locomo', 'r8')}  BM25={f('bm25', 'r8')}  "
             f"context={f('search_locomo', 'ctx8')}  BM25+nb={f('bm25', 'ctx8')}  "
@@ -271,29 +278,30 @@ def _eval(args: argparse.Namespace, dsn: str) -> int:
 
     from . import report
 
-    say = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    say: Callable[[str], None] = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     started = time.monotonic()
     convs = locomo.load_dir(Path(args.data))
     if args.conversations:
         convs = convs[:args.conversations]
     prefix = args.prefix or f"eval-{secrets.token_hex(3)}"
-    results: dict = {"started_at": datetime.now(timezone.utc).isoformat(), "data": str(args.data),
+    results: dict[str, Any] = {"started_at": datetime.now(timezone.utc).isoformat(), "data": str(args.data),
                      "limit": LIMIT, "neighbours_for_baselines": NEIGHBOURS,
                      "conversations": [c.name for c in convs]}
-    stats = defaultdict(int)
+    stats: defaultdict[str, int] = defaultdict(int)
     for c in convs:
         for k, v in c.evidence_stats.items():
             stats[k] += v
         stats["turns"] += len(c.turns)
     stats["questions_scored"] = sum(1 for c in convs for q in c.questions if q.evidence)
     results["data_stats"] = dict(stats)
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        conn: Any = connection
         results["server"] = conn.execute("SELECT version()").fetchone()[0]
         settings = dict(s.split("=", 1) for s in (args.setting or []))
         previous = _apply_settings(conn, settings)
         try:
             now = conn.execute("SELECT now()").fetchone()[0]
-            loaded = {}
+            loaded: dict[tuple[str, str], dict[str, Any]] = {}
             for conv in convs:
                 for variant in VARIANTS:
                     shift = timedelta(0)
@@ -369,7 +377,7 @@ def run(args: argparse.Namespace) -> int:
         return _eval(args, dsn)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="history-search eval", description=__doc__.split("\n")[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))
