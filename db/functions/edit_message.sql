@@ -20,14 +20,7 @@ DECLARE
     v_event   bigint;
 BEGIN
     PERFORM history._require_time('p_at', p_at);
-    IF p_body IS NULL THEN
-        RAISE EXCEPTION 'p_body must not be NULL (message %)', quote_literal(p_message_id) USING ERRCODE = 'HS001';
-    END IF;
-    IF octet_length(p_body) > (SELECT s.max_body_bytes FROM history.search_settings s) THEN
-        RAISE EXCEPTION 'p_body of % bytes is over the maximum of % bytes (message %)', octet_length(p_body),
-                (SELECT s.max_body_bytes FROM history.search_settings s), quote_literal(p_message_id)
-            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages (history.search_settings.max_body_bytes).';
-    END IF;
+    PERFORM history._require_body(p_body, p_message_id);
     PERFORM history._require_alive(v_message, p_message_id);
 
     INSERT INTO history.message_events (message_key, event_kind, body, occurred_at)

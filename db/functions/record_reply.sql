@@ -24,14 +24,7 @@ DECLARE
     v_sources  text[];
 BEGIN
     -- The reply's body is checked before the delivery check (post_message checks it again).
-    IF p_body IS NULL THEN
-        RAISE EXCEPTION 'p_body must not be NULL (message %)', quote_literal(p_message_id) USING ERRCODE = 'HS001';
-    END IF;
-    IF octet_length(p_body) > (SELECT s.max_body_bytes FROM history.search_settings s) THEN
-        RAISE EXCEPTION 'p_body of % bytes is over the maximum of % bytes (message %)', octet_length(p_body),
-                (SELECT s.max_body_bytes FROM history.search_settings s), quote_literal(p_message_id)
-            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages (history.search_settings.max_body_bytes).';
-    END IF;
+    PERFORM history._require_body(p_body, p_message_id);
 
     -- Hold every proof the evidence relied on: a concurrent revoke_proof
     -- waits for this transaction, or has committed and is seen below
