@@ -113,8 +113,8 @@ def test_hostile_session_settings_change_no_result_no_audit_value_no_error(db_ds
         want_hits, want_audit = search(plain, admin, runs[0])
         got_hits, got_audit = search(hostile, admin, runs[1])
         assert len(want_hits) >= 3 and any(h[11] != "[]" or h[12] != "[]" for h in want_hits)
-        # scores with many digits, so a rounded one would show
-        assert all(len(repr(h[9])) > 8 for h in want_hits)
+        # some scores with many digits (the best match scores a round 1.0 plus priors), so a rounded one would show
+        assert any(len(repr(h[9])) > 8 for h in want_hits), [h[9] for h in want_hits]
         assert got_hits == want_hits
         assert got_audit == want_audit
 
