@@ -209,13 +209,22 @@ BEGIN
         -- accounts, the agent) the query names, and the query terms that are
         -- their names: a name is weak evidence on its own (name_term_weight),
         -- what the named person wrote is preferred (named_speaker_weight).
-        SELECT coalesce(array_agg(DISTINCT n.lexeme), '{}'), coalesce(array_agg(DISTINCT a.account_key), '{}')
-          INTO v_name_terms, v_named_authors
+        -- Names are analysed as queries are, all of them in one call (an
+        -- audience can be a channel's hundreds); each person's own only when
+        -- the query names someone.
+        SELECT ARRAY(SELECT t FROM unnest(history._query_terms(string_agg(a.display_name, ' '), v_languages,
+                                                               2147483647)) t
+                      WHERE t = ANY (v_terms))
+          INTO v_name_terms
           FROM history.accounts a
-         CROSS JOIN LATERAL unnest(history._query_terms(coalesce(a.display_name, ''), v_languages,
-                                                        v_settings.max_query_terms)) n(lexeme)
-         WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key)
-           AND n.lexeme = ANY (v_terms);
+         WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key);
+        v_named_authors := '{}';
+        IF cardinality(v_name_terms) > 0 THEN
+            SELECT coalesce(array_agg(a.account_key), '{}') INTO v_named_authors
+              FROM history.accounts a
+             WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key)
+               AND history._query_terms(coalesce(a.display_name, ''), v_languages, 2147483647) && v_name_terms;
+        END IF;
         WITH newest AS MATERIALIZED (
             SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position

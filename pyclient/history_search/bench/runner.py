@@ -131,14 +131,19 @@ eligible AS (
       FROM (SELECT * FROM newest ORDER BY sent_at DESC, message_id DESC LIMIT (SELECT max_candidates FROM st)) d
       JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
      WHERE {_ELIGIBLE_WHERE}),
-people AS MATERIALIZED (  -- as search_history: the run's people the query names, and their names
-    SELECT coalesce(array_agg(DISTINCT n.lexeme), '{{}}') AS name_terms,
-           coalesce(array_agg(DISTINCT a.account_key), '{{}}') AS named
-      FROM r CROSS JOIN ra CROSS JOIN st
-      JOIN history.accounts a ON a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)
-     CROSS JOIN LATERAL unnest(history._query_terms(coalesce(a.display_name, ''), history._query_languages(),
-                                                    st.max_query_terms)) n(lexeme)
-     WHERE n.lexeme = ANY (%(terms)s::text[])),
+people AS MATERIALIZED (  -- as search_history: the query terms that name the run's people, and who
+    SELECT n.name_terms,
+           ARRAY(SELECT a.account_key FROM history.accounts a
+                  WHERE cardinality(n.name_terms) > 0 AND a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)
+                    AND history._query_terms(coalesce(a.display_name, ''), history._query_languages(), 2147483647)
+                        && n.name_terms) AS named
+      FROM r CROSS JOIN ra
+     CROSS JOIN LATERAL (
+        SELECT ARRAY(SELECT t FROM unnest(history._query_terms(string_agg(a.display_name, ' '),
+                                                               history._query_languages(), 2147483647)) t
+                      WHERE t = ANY (%(terms)s::text[])) AS name_terms
+          FROM history.accounts a
+         WHERE a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)) n),
 participated AS MATERIALIZED (
     SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{{}}') AS convs
       FROM ra JOIN history.conversation_authors ca ON ca.author_key = ANY (ra.keys)),
