@@ -178,11 +178,9 @@ def add_reindex(sub: Subparsers) -> None:
 
 
 def run_reindex(args: argparse.Namespace) -> int:
-    import psycopg
-
-    dsn = _require_dsn(args)
-    # autocommit: the procedure commits each batch itself, so it must not run in a transaction block.
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    # _connect gives an autocommit connection: the procedure commits each batch
+    # itself, so it must not run in a transaction block.
+    with _connect(args) as conn:
         conn.add_notice_handler(lambda notice: print(notice.message_primary, flush=True))
         conn.execute("CALL history.reindex_documents(%s, %s)", (args.batch_size, args.restart))
     return 0
