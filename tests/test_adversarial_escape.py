@@ -28,7 +28,7 @@ from history_search.errors import InvalidArgument
 
 from tests.harness import call_search
 from tests.test_adversarial_query import (
-    BODIES, CONVERSATIONS, ELIGIBLE, MESSAGES, Session, World, drop_world, error_text, make_world,
+    BODIES, CONVERSATIONS, ELIGIBLE, MESSAGES, Session, World, error_text, world_database,
 )
 
 CLIENT_ROLES = ["history_searcher", "history_runtime", "history_auditor", "history_digest_verifier"]
@@ -36,11 +36,8 @@ CLIENT_ROLES = ["history_searcher", "history_runtime", "history_auditor", "histo
 
 @pytest.fixture(scope="module")
 def world(pg_server, template_db):
-    name, w = make_world(pg_server, template_db, "hs_adve")
-    try:
+    with world_database(pg_server, template_db, "hs_adve") as w:
         yield w
-    finally:
-        drop_world(pg_server, name, w)
 
 
 @pytest.fixture

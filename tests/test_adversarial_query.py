@@ -23,10 +23,12 @@ before sending, raw drivers fail before the function runs (docs/decisions.md,
 
 from __future__ import annotations
 
+import contextlib
 import string
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Iterator
 
 import psycopg
 import pytest
@@ -178,29 +180,27 @@ class Session:
         self.conn.close()
 
 
-def make_world(pg_server, template_db, prefix: str):
+@contextlib.contextmanager
+def world_database(pg_server, template_db, prefix: str) -> Iterator[World]:
+    """A fresh database with the world (for a test module); dropped with its login roles afterwards."""
     name = pg_server.new_name(prefix)
     url = pg_server.create_database(name, template_db)
     admin = psycopg.connect(url, autocommit=True)
     world = World(url, admin, build_world(admin))
-    return name, world
-
-
-def drop_world(pg_server, name: str, world: World) -> None:
-    world.admin.close()
-    pg_server.drop_database(name)
-    with pg_server.admin() as c:
-        for role in world.roles:
-            c.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+    try:
+        yield world
+    finally:
+        world.admin.close()
+        pg_server.drop_database(name)
+        with pg_server.admin() as c:
+            for role in world.roles:
+                c.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 
 
 @pytest.fixture(scope="module")
 def world(pg_server, template_db):
-    name, w = make_world(pg_server, template_db, "hs_advq")
-    try:
+    with world_database(pg_server, template_db, "hs_advq") as w:
         yield w
-    finally:
-        drop_world(pg_server, name, w)
 
 
 @pytest.fixture(scope="module")

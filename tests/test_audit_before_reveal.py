@@ -23,7 +23,7 @@ import pytest
 from psycopg import errors, pq
 
 from tests.harness import call_search
-from tests.test_adversarial_query import BODIES, ELIGIBLE, Session, World, drop_world, make_world
+from tests.test_adversarial_query import BODIES, ELIGIBLE, Session, World, world_database
 
 QUERY = "launch budget review monday"
 CALL = "CALL history.search_history('{run}'::uuid, '{query}')"
@@ -32,11 +32,8 @@ DIRECT = "SELECT history._search_history('{run}'::uuid, '{query}')"
 
 @pytest.fixture(scope="module")
 def world(pg_server, template_db):
-    name, w = make_world(pg_server, template_db, "hs_abr")
-    try:
+    with world_database(pg_server, template_db, "hs_abr") as w:
         yield w
-    finally:
-        drop_world(pg_server, name, w)
 
 
 @pytest.fixture
