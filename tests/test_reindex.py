@@ -117,3 +117,13 @@ def test_reindex_refuses_a_bad_batch_size_and_a_transaction_block(world, conn, d
 def test_reindex_is_not_for_client_roles(world, connect_as):
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         connect_as("history_runtime").execute("CALL history.reindex_documents(10)")
+
+
+def test_reindex_remakes_the_people_s_name_terms(world, conn, db_dsn, capsys):
+    world.upsert_account("ann", "person", "Ann Lee")
+    made = conn.execute("SELECT name_terms FROM history.accounts WHERE account_id = 'ann'").fetchone()[0]
+    assert made == ["ann", "lee"]
+    # What an analysis change leaves behind: terms made by the old analysis, in today's languages.
+    conn.execute("UPDATE history.accounts SET name_terms = '{annlee}' WHERE account_id = 'ann'")
+    assert main(["reindex", "--dsn", db_dsn]) == 0
+    assert conn.execute("SELECT name_terms FROM history.accounts WHERE account_id = 'ann'").fetchone()[0] == made

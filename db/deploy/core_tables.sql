@@ -16,11 +16,17 @@ CREATE TABLE history.accounts (
     -- Connected component of unrevoked identity proofs (the smallest
     -- account_key in it); recomputed by link_identity and revoke_proof.
     component_key  bigint NOT NULL,
+    -- The display name's terms, analysed as a query is in name_languages
+    -- (history._refresh_name_terms); NULL languages: not analysed yet.
+    name_terms     text[] NOT NULL DEFAULT '{}',
+    name_languages text[],  -- names, not regconfig: pg_upgrade refuses reg* columns
     created_at     timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 CREATE INDEX accounts_component_idx ON history.accounts (component_key);
 COMMENT ON TABLE history.accounts IS 'Identities on some platform: people and agents';
 COMMENT ON COLUMN history.accounts.component_key IS 'Accounts linked by unrevoked proofs share this key';
+COMMENT ON COLUMN history.accounts.name_terms IS 'Terms of display_name as a query in name_languages would have them (the named_speaker signal)';
+COMMENT ON COLUMN history.accounts.name_languages IS 'The query languages name_terms were analysed in; a search re-analyses the name when its own differ';
 
 CREATE TABLE history.conversations (
     conversation_key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -1,5 +1,5 @@
 -- Deploy history-search:reindex_documents to pg
--- requires: core_tables _document_vector
+-- requires: core_tables _document_vector _refresh_name_terms
 -- The procedure lives in db/functions/reindex_documents.sql; its progress table is here.
 BEGIN;
 SET LOCAL ROLE history_owner;

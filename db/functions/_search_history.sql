@@ -209,22 +209,19 @@ BEGIN
         -- accounts, the agent) the query names, and the query terms that are
         -- their names: a name is weak evidence on its own (name_term_weight),
         -- what the named person wrote is preferred (named_speaker_weight).
-        -- Names are analysed as queries are, all of them in one call (an
-        -- audience can be a channel's hundreds); each person's own only when
-        -- the query names someone.
-        SELECT ARRAY(SELECT t FROM unnest(history._query_terms(string_agg(a.display_name, ' '), v_languages,
-                                                               2147483647)) t
-                      WHERE t = ANY (v_terms))
-          INTO v_name_terms
-          FROM history.accounts a
-         WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key);
-        v_named_authors := '{}';
-        IF cardinality(v_name_terms) > 0 THEN
-            SELECT coalesce(array_agg(a.account_key), '{}') INTO v_named_authors
+        -- Each name's terms are kept with its account (_refresh_name_terms);
+        -- one made in other languages than this query's is analysed here.
+        WITH people AS MATERIALIZED (
+            SELECT a.account_key,
+                   CASE WHEN a.name_languages = v_languages::text[] THEN a.name_terms
+                        ELSE coalesce(history._query_terms(a.display_name, v_languages, 2147483647), '{}') END AS terms
               FROM history.accounts a
              WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key)
-               AND history._query_terms(coalesce(a.display_name, ''), v_languages, 2147483647) && v_name_terms;
-        END IF;
+        )
+        SELECT ARRAY(SELECT q.t FROM unnest(v_terms) WITH ORDINALITY q(t, o)
+                      WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
+               coalesce((SELECT array_agg(p.account_key ORDER BY p.account_key) FROM people p WHERE p.terms && v_terms), '{}')
+          INTO v_name_terms, v_named_authors;
         WITH newest AS MATERIALIZED (
             SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position

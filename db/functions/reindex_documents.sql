@@ -9,6 +9,7 @@
 --     meanwhile is left to the edit, which indexes it itself); nothing locks
 --     history.messages as a whole.
 --   * Only rows whose vector changed are written.
+--   * Last, every account's name terms are re-made (_refresh_name_terms).
 --   * One NOTICE per batch: 'reindex: <done> of <total> rows (<pct>%), <changed> changed'.
 -- A procedure that commits (written COMMIT AND NO CHAIN, so that no line of
 -- a deploy script reads as a stray transaction statement): CALL it at top
@@ -80,6 +81,8 @@ BEGIN
             v_progress.rows_changed, v_progress.last_message_key;
     END LOOP;
 
+    -- The people's names are analysed as queries are: their stored terms too.
+    PERFORM history._refresh_name_terms(NULL, true);
     UPDATE history.reindex_progress p SET finished_at = pg_catalog.clock_timestamp() RETURNING * INTO v_progress;
     COMMIT AND NO CHAIN;
     RAISE NOTICE 'reindex: done, % rows, % changed, in %',

@@ -1,4 +1,5 @@
--- upsert_account: create an account, or update its display name.
+-- upsert_account: create an account, or update its display name (and the
+-- name's terms kept beside it, history._refresh_name_terms).
 -- Changing an existing account's kind is a conflicting write (HS004).
 CREATE OR REPLACE FUNCTION history.upsert_account(
     p_account_id   text,
@@ -17,6 +18,7 @@ SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_kind text;
+    v_key  bigint;
 BEGIN
     PERFORM history._require_id('p_account_id', p_account_id);
     IF p_kind IS NULL OR p_kind NOT IN ('person', 'agent') THEN
@@ -30,8 +32,10 @@ BEGIN
         INSERT INTO history.accounts (account_key, account_id, kind, display_name, component_key)
         SELECT k, p_account_id, p_kind, p_display_name, k
           FROM nextval(pg_get_serial_sequence('history.accounts', 'account_key')) AS k
-        ON CONFLICT (account_id) DO NOTHING;
+        ON CONFLICT (account_id) DO NOTHING
+        RETURNING account_key INTO v_key;
         IF FOUND THEN
+            PERFORM history._refresh_name_terms(ARRAY[v_key]);
             RETURN;
         END IF;
         -- Lost a race with a concurrent insert of the same id: treat as an update.
@@ -43,7 +47,11 @@ BEGIN
             USING ERRCODE = 'HS004', HINT = 'An account''s kind cannot change.';
     END IF;
     UPDATE history.accounts a SET display_name = p_display_name
-     WHERE a.account_id = p_account_id AND a.display_name IS DISTINCT FROM p_display_name;
+     WHERE a.account_id = p_account_id AND a.display_name IS DISTINCT FROM p_display_name
+    RETURNING a.account_key INTO v_key;
+    IF FOUND THEN
+        PERFORM history._refresh_name_terms(ARRAY[v_key]);
+    END IF;
 END
 $function$;
 

@@ -34,8 +34,16 @@ BEGIN
     INSERT INTO history.conversations (conversation_id, kind, title, language)
     VALUES (p_conversation_id, p_kind, p_title,
             coalesce(p_language, (SELECT s.text_search_config FROM history.search_settings s)))
-    ON CONFLICT (conversation_id) DO NOTHING;
+    ON CONFLICT (conversation_id) DO NOTHING
+    RETURNING language INTO v_language;
     IF FOUND THEN
+        -- The first conversation in a language adds it to every query's
+        -- languages: the people's stored name terms are re-made with it.
+        IF v_language <> (SELECT s.text_search_config FROM history.search_settings s)
+           AND NOT EXISTS (SELECT FROM history.conversations c
+                            WHERE c.language = v_language AND c.conversation_id <> p_conversation_id) THEN
+            PERFORM history._refresh_name_terms(NULL);
+        END IF;
         RETURN;
     END IF;
 

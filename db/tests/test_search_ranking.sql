@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(22);
+SELECT plan(29);
 
 DO $world$
 BEGIN
@@ -149,6 +149,29 @@ SELECT is(ARRAY[((pg_temp.hit('named', 'k-said-mel')).reasons->>'named_speaker')
                 ((pg_temp.hit('named', 'k-said-car')).reasons->>'named_speaker')::float8],
           ARRAY[(SELECT named_speaker_weight FROM history.search_settings), 0::float8],
           'reasons.named_speaker is named_speaker_weight for the named person''s message, 0 for the other''s');
+-- The names' terms are kept with the accounts (_refresh_name_terms), in the query languages they were made in.
+SELECT is((SELECT name_terms FROM history.accounts WHERE account_id = 'k-mel'), ARRAY['melani'],
+          'upsert_account keeps the name''s terms as a query would have them');
+SELECT is((SELECT name_languages FROM history.accounts WHERE account_id = 'k-mel'), history._query_languages()::text[],
+          'and the query languages they were made in');
+-- The stored terms are what a search reads (a planted name makes "Carla" name Melanie) ...
+UPDATE history.accounts SET name_terms = ARRAY['carla'] WHERE account_id = 'k-mel';
+SELECT is((pg_temp.chat('stored', 'What did Carla say about the pottery class?'))[1], 'k-said-mel',
+          'a search reads the name terms stored with the account');
+-- ... unless they were made in other languages: then the name is analysed as the search runs.
+UPDATE history.accounts SET name_languages = ARRAY['simple'] WHERE account_id = 'k-mel';
+SELECT is((pg_temp.chat('stale', 'What did Melanie say about the pottery class?'))[1:2], ARRAY['k-said-mel', 'k-said-car'],
+          'terms made in other languages are not used: the name is analysed by the search');
+DO $$ BEGIN PERFORM history.upsert_conversation('k-french', 'group', NULL, 'french'); END $$;
+SELECT is((SELECT count(*) FROM history.accounts WHERE name_languages IS DISTINCT FROM history._query_languages()::text[]), 0::bigint,
+          'the first conversation in a new language re-makes every account''s name terms with it');
+SELECT is((SELECT name_terms FROM history.accounts WHERE account_id = 'k-mel'),
+          history._query_terms('Melanie', ARRAY['english', 'french']::regconfig[], 100),
+          'and the planted terms are gone: the name''s terms in English and French');
+DO $$ BEGIN PERFORM history.upsert_account('k-mel', 'person', 'Mel Jones'); END $$;
+SELECT is((SELECT name_terms FROM history.accounts WHERE account_id = 'k-mel'),
+          history._query_terms('Mel Jones', ARRAY['english', 'french']::regconfig[], 100),
+          'a new display name has new terms');
 SELECT is((pg_temp.chat('recency', 'observatory telescope night'))[1], 'k-old-strong',
           'recency never buries a clearly stronger match (a five-month-old full match beats a new partial one)');
 SELECT is(pg_temp.chat('twins', 'violin lesson'), ARRAY['k-twin-new', 'k-twin-old'],

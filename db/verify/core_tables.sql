@@ -1,7 +1,7 @@
 -- Verify history-search:core_tables on pg
 BEGIN;
 
-SELECT account_key, account_id, kind, display_name, component_key FROM history.accounts WHERE false;
+SELECT account_key, account_id, kind, display_name, component_key, name_terms, name_languages FROM history.accounts WHERE false;
 SELECT conversation_key, conversation_id, kind, title, language FROM history.conversations WHERE false;
 SELECT membership_key, conversation_key, account_key, since, until FROM history.memberships WHERE false;
 SELECT message_key, message_id, conversation_key, author_key, sent_at, current_event_key FROM history.messages WHERE false;

@@ -373,6 +373,8 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         _copy(cur, "conversations", "conversation_key, conversation_id, kind, title, language",
               (f"{c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\t{language}\n" for c in world.conversations),
               len(world.conversations), out)
+        # Each account's name terms, as upsert_account stores them.
+        cur.execute("SELECT history._refresh_name_terms(NULL)")
 
         def memberships() -> Iterator[str]:
             for c in world.conversations:
@@ -535,6 +537,10 @@ def check_references(cur: Any) -> list[str]:
         "author missing from conversation_authors": """SELECT count(*) FROM history.messages m WHERE NOT EXISTS
             (SELECT 1 FROM history.conversation_authors ca
               WHERE ca.author_key = m.author_key AND ca.conversation_key = m.conversation_key)""",
+        "name terms not as upsert_account stores them": """SELECT count(*) FROM history.accounts a
+            WHERE a.name_languages IS DISTINCT FROM history._query_languages()::text[]
+               OR a.name_terms IS DISTINCT FROM
+                  coalesce(history._query_terms(a.display_name, history._query_languages(), 2147483647), '{}')""",
         "component is not the smallest linked key": """SELECT count(*) FROM history.accounts a
             WHERE a.component_key > a.account_key AND NOT EXISTS
                   (SELECT 1 FROM history.accounts b WHERE b.account_key = a.component_key)""",

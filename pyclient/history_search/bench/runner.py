@@ -131,19 +131,17 @@ eligible AS (
       FROM (SELECT * FROM newest ORDER BY sent_at DESC, message_id DESC LIMIT (SELECT max_candidates FROM st)) d
       JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
      WHERE {_ELIGIBLE_WHERE}),
-people AS MATERIALIZED (  -- as search_history: the query terms that name the run's people, and who
-    SELECT n.name_terms,
-           ARRAY(SELECT a.account_key FROM history.accounts a
-                  WHERE cardinality(n.name_terms) > 0 AND a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)
-                    AND history._query_terms(coalesce(a.display_name, ''), history._query_languages(), 2147483647)
-                        && n.name_terms) AS named
-      FROM r CROSS JOIN ra
-     CROSS JOIN LATERAL (
-        SELECT ARRAY(SELECT t FROM unnest(history._query_terms(string_agg(a.display_name, ' '),
-                                                               history._query_languages(), 2147483647)) t
-                      WHERE t = ANY (%(terms)s::text[])) AS name_terms
-          FROM history.accounts a
-         WHERE a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)) n),
+people AS MATERIALIZED (  -- as search_history: each person's name terms, stored or (made in other languages) analysed
+    SELECT a.account_key,
+           CASE WHEN a.name_languages = l.languages::text[] THEN a.name_terms
+                ELSE coalesce(history._query_terms(a.display_name, l.languages, 2147483647), '{{}}') END AS terms
+      FROM r CROSS JOIN ra CROSS JOIN (SELECT history._query_languages() AS languages) l
+      JOIN history.accounts a ON a.account_key = ANY (r.audience_keys || ra.keys || r.agent_key)),
+names AS MATERIALIZED (  -- the query terms that name the run's people, and who
+    SELECT ARRAY(SELECT q.t FROM unnest(%(terms)s::text[]) WITH ORDINALITY q(t, o)
+                  WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o) AS name_terms,
+           coalesce((SELECT array_agg(p.account_key ORDER BY p.account_key) FROM people p
+                      WHERE p.terms && %(terms)s::text[]), '{{}}') AS named),
 participated AS MATERIALIZED (
     SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{{}}') AS convs
       FROM ra JOIN history.conversation_authors ca ON ca.author_key = ANY (ra.keys)),
@@ -153,9 +151,9 @@ candidate_arrays AS (
       FROM eligible),
 ranked AS (  -- the same score as F (history._score over the eligible candidates as one set)
     SELECT e.message_key, s.total, row_number() OVER (ORDER BY s.total DESC, e.sent_at DESC, e.message_id) AS rank
-      FROM candidate_arrays x CROSS JOIN r CROSS JOIN ra CROSS JOIN people CROSS JOIN participated
-     CROSS JOIN LATERAL history._score(x.k, x.d, x.a, x.c, x.t, %(terms)s::text[], people.name_terms, ra.keys,
-                                       r.conversation_key, participated.convs, people.named,
+      FROM candidate_arrays x CROSS JOIN r CROSS JOIN ra CROSS JOIN names CROSS JOIN participated
+     CROSS JOIN LATERAL history._score(x.k, x.d, x.a, x.c, x.t, %(terms)s::text[], names.name_terms, ra.keys,
+                                       r.conversation_key, participated.convs, names.named,
                                        (SELECT st FROM history.search_settings st), now()) s
       JOIN eligible e ON e.message_key = s.message_key
      ORDER BY s.total DESC, e.sent_at DESC, e.message_id

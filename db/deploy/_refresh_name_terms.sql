@@ -1,0 +1,10 @@
+-- Deploy history-search:_refresh_name_terms to pg
+-- requires: core_tables _query_terms _query_languages
+-- The function lives in db/functions/_refresh_name_terms.sql.
+BEGIN;
+SET LOCAL ROLE history_owner;
+
+\ir ../functions/_refresh_name_terms.sql
+
+RESET ROLE;
+COMMIT;
