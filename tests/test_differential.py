@@ -245,7 +245,10 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
             if not (all(oa[t] >= ob[t] for t in terms) and all(sa[k] >= sb[k] for k in sa) and ta >= tb
                     and la <= lb):
                 continue
-            differs = oa != ob or sa != sb or ta != tb or la != lb
+            # occurrences and length count only through the text score, time through recency
+            # (the exact weights have neither: there such messages tie)
+            differs = (sa != sb or (weights["text_weight"] > 0 and (oa != ob or la != lb))
+                       or (weights["recency_weight"] > 0 and ta != tb))
             if (differs or a < b) and a not in withheld:
                 assert a in position and position[a] < position[b], (
                     f"{a} must rank above {b}: occurrences {oa} vs {ob}, signals {sa} vs {sb}, {ta} vs {tb}, "
