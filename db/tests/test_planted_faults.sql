@@ -2,7 +2,7 @@
 -- missed (issue 13, item 6; docs/testing.md, "Planted faults"). Each block
 -- names the fault it catches.
 BEGIN;
-SELECT plan(14);
+SELECT plan(16);
 
 -- ------------------------------------------------------------------ the world
 --   pf-g    group    pf-bot, pf-p1, pf-p2 since 01-01; pf-p3 never
@@ -105,6 +105,25 @@ SELECT is((SELECT h.before FROM pf_results r, unnest((r.result).hits) h WHERE r.
 SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
                   jsonb_array_elements(h.after) n WHERE r.name = 'nb'),
           ARRAY['pf-d4'], '(d) control: its after-neighbour is there (pf-dnow is the current message)');
+
+-- ---------------------------------------------- (h) an audience larger than the pivots' sample
+-- _audience_windows picks its pivots among the first 16 audience accounts;
+-- the windows must still require every account, the 20th too. Fault: the
+-- qualifying test checks only the sampled accounts.
+SELECT history.upsert_account('pf-w' || lpad(i::text, 2, '0'), 'person') FROM generate_series(1, 20) i;
+SELECT history.upsert_conversation(c, 'channel') FROM (VALUES ('pf-w-all'), ('pf-w-most')) v(c);
+SELECT history.add_member('pf-w-all', 'pf-w' || lpad(i::text, 2, '0'), '2026-01-01') FROM generate_series(1, 20) i;
+-- pf-w20 (the last key) never reads pf-w-most, and has the fewest memberships
+SELECT history.add_member('pf-w-most', 'pf-w' || lpad(i::text, 2, '0'), '2026-01-01') FROM generate_series(1, 19) i;
+CREATE FUNCTION pg_temp.w_windows(p_last integer) RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(c.conversation_id ORDER BY c.conversation_id), '{}')
+      FROM history._audience_windows(
+               (SELECT array_agg(account_key) FROM history.accounts
+                 WHERE account_id BETWEEN 'pf-w01' AND 'pf-w' || lpad(p_last::text, 2, '0')), NULL) w
+      JOIN history.conversations c ON c.conversation_key = w.conversation_key $$;
+SELECT is(pg_temp.w_windows(19), ARRAY['pf-w-all', 'pf-w-most'], '(h) control: 19 accounts read both channels');
+SELECT is(pg_temp.w_windows(20), ARRAY['pf-w-all'],
+          '(h) the 20th account, outside the pivots'' sample, never read pf-w-most: it is not a window');
 
 SELECT * FROM finish();
 ROLLBACK;
