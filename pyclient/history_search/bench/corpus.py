@@ -469,9 +469,21 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         cur.execute("SET LOCAL session_replication_role = origin")
         t_check = time.monotonic() - t
         conn.commit()
+        committed_lsn = conn.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0]
+        conn.commit()
 
     t = time.monotonic()
     with psycopg.connect(dsn, autocommit=True) as conn:
+        # VACUUM marks a page all-visible (what index-only scans need) only
+        # once it can set its tuples' commit hint bits, and it cannot while
+        # the commit LSN PostgreSQL keeps for that transaction's group is
+        # unflushed: the load's own commit, and with synchronous_commit off
+        # also each earlier table's VACUUM. So wait for the load's commit to
+        # be flushed and commit each table's VACUUM synchronously (without
+        # this, every table after the first had no all-visible page).
+        conn.execute("SET synchronous_commit = on")
+        while not conn.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (committed_lsn,)).fetchone()[0]:
+            time.sleep(0.05)
         conn.execute("VACUUM (ANALYZE) history.messages, history.message_events, history.message_search_documents, "
                      "history.memberships, history.accounts, history.conversations, history.message_lineage, "
                      "history.message_sources, history.conversation_authors, history.identity_proofs")
