@@ -147,7 +147,7 @@ BEGIN
     --    thousands of them is tested by membership lookups instead, and its
     --    windows are only ever built for the conversations a pass touches.
     --    With an audience, the eligible windows are the audience's windows
-    --    (few: _audience_windows starts from its rarest reader) cut down to
+    --    (few: _audience_windows starts from its rarest readers) cut down to
     --    the agent's; without one they are the agent's own, built lazily.
     SELECT CASE WHEN count(*) <= c_listed_conversations THEN coalesce(array_agg(m.conversation_key), '{}') END
       INTO v_agent_convs
