@@ -469,11 +469,13 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         cur.execute("SET LOCAL session_replication_role = origin")
         t_check = time.monotonic() - t
         conn.commit()
-        committed_lsn = conn.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0]
+        cur.execute("SELECT pg_current_wal_insert_lsn()")
+        committed_lsn = cur.fetchone()[0]
         conn.commit()
 
     t = time.monotonic()
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        vacuum: Any = connection
         # VACUUM marks a page all-visible (what index-only scans need) only
         # once it can set its tuples' commit hint bits, and it cannot while
         # the commit LSN PostgreSQL keeps for that transaction's group is
@@ -481,10 +483,10 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         # also each earlier table's VACUUM. So wait for the load's commit to
         # be flushed and commit each table's VACUUM synchronously (without
         # this, every table after the first had no all-visible page).
-        conn.execute("SET synchronous_commit = on")
-        while not conn.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (committed_lsn,)).fetchone()[0]:
+        vacuum.execute("SET synchronous_commit = on")
+        while not vacuum.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (committed_lsn,)).fetchone()[0]:
             time.sleep(0.05)
-        conn.execute("VACUUM (ANALYZE) history.messages, history.message_events, history.message_search_documents, "
+        vacuum.execute("VACUUM (ANALYZE) history.messages, history.message_events, history.message_search_documents, "
                      "history.memberships, history.accounts, history.conversations, history.message_lineage, "
                      "history.message_sources, history.conversation_authors, history.identity_proofs")
     t_vacuum = time.monotonic() - t
