@@ -8,17 +8,14 @@ extension they did not create; and leave no third-party function in ``history``.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from pathlib import Path
-
 import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from history_search.migrations import apply_migrations, plan_migrations, yoyo_url
 
-ROOT = Path(__file__).resolve().parents[1]
+from .test_migrations import sqitch
+
 
 # Contrib extensions a production database commonly has, next to pgcrypto (the
 # blocker of issue 17). (uuid-ossp is left out: PyPI's PostgreSQL 17 build lacks
@@ -73,14 +70,6 @@ def digest_works(dsn: str) -> bool:
             f"""SELECT history._hmac_sha256(convert_to('launch monday', 'UTF8'), k.secret)
                        = {schema}.hmac(convert_to('launch monday', 'UTF8'), k.secret, 'sha256')
                   FROM history.query_digest_keys k ORDER BY k.digest_key_id DESC LIMIT 1""").fetchone()[0]
-
-
-def sqitch(*args: str) -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("sqitch")
-    assert exe, "sqitch is not installed (run scripts/bootstrap)"
-    proc = subprocess.run([exe, *args], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, f"sqitch {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc
 
 
 @pytest.mark.parametrize("crypto_schema", ["public", "crypto"])
