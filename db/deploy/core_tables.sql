@@ -128,6 +128,9 @@ CREATE TABLE history.conversation_authors (
     PRIMARY KEY (author_key, conversation_key)
 );
 
+-- The projection's time-bucket key (its text index holds it beside the document).
+\ir ../functions/_time_buckets.sql
+
 -- The search projection: one row per live message, maintained in the same
 -- transaction as the canonical write. It is indexed and filtered on, never
 -- the source of returned text.
@@ -140,8 +143,13 @@ CREATE TABLE history.message_search_documents (
     has_lineage      boolean NOT NULL,
     document         tsvector NOT NULL
 );
+-- The text index, with each row's hour and day and its conversation beside
+-- its lexemes: a scan for some terms in some hours (and conversations) yields
+-- only those matches, so the newest matches of a frequent term cost about
+-- what they return (history._newest_matches).
 -- fastupdate off: no pending list, so no insert ever pays for flushing one (a stall of 100+ ms).
-CREATE INDEX message_search_documents_document_idx ON history.message_search_documents USING gin (document) WITH (fastupdate = off);
+CREATE INDEX message_search_documents_document_idx ON history.message_search_documents
+    USING gin (document, history._time_buckets(sent_at), (ARRAY[conversation_key])) WITH (fastupdate = off);
 CREATE INDEX message_search_documents_order_idx ON history.message_search_documents (conversation_key, sent_at, message_id);
 -- Newest matches first across many conversations (search's bounded candidate scan).
 CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);

@@ -13,27 +13,34 @@
 -- caps bound work, never eligibility).
 --
 -- No single plan is bounded for every query, so the strategy is chosen from
--- the planner's estimates of how many messages match (M) and, for a list of
--- conversations, how many messages the list holds (S):
---  * text, when M <= 20 * p_count, or for a list when it reads less than a
---    walk: the text index (with the list's index, ANDed), then sort; when M
---    is large, with ordered index scans off: a LIMIT over an ordered scan
+-- the planner's estimates of how many messages match (M), how many rows the
+-- projection holds (T) and, for a list of conversations, how many messages
+-- the list holds (S):
+--  * text, when M <= 20 * p_count (the planner's estimate for any term
+--    rarer than its most common ones is at most about that), or for a list
+--    when it reads the least:
+--    the text index (with the list's index, ANDed), then sort; when M is
+--    large, with ordered index scans off: a LIMIT over an ordered scan
 --    filtered by text and conversation is what the planner picks when it
 --    misjudges their correlation, and then it reads most of the table;
---  * walk, for a list of at most 1000 conversations: each visible window of
---    each conversation, through its (conversation, sent_at) index newest
---    first from the window's end, stopping at p_count matches or the
---    window's start, merged; it reads about p_count / (M / all rows) rows,
---    at most S, and never a row outside a window (bitmap scans off: they
---    would read a whole conversation to sort it);
---  * probe, for more conversations (or all of an agent's, p_conversations
---    null) when M > 20 * p_count: matches are then dense among the newest
---    messages, so read the newest rows of the whole projection in order, at
---    most min(50 * p_count, 50 000) — for all of an agent's conversations up
---    to 4 * p_count / density, at most M and 500 000 — and if they hold
---    p_count visible matches those are the newest p_count (the scan is in
---    order); else text.
--- p_strategy forces one ('walk', 'probe', 'text') for the tests.
+--  * walk, for a list of at most 1000 conversations holding few rows: each
+--    visible window of each conversation, through its (conversation,
+--    sent_at) index newest first from the window's end, stopping at p_count
+--    matches or the window's start, merged; it reads about p_count * T / M
+--    rows, at most S, and never a row outside a window (bitmap scans off:
+--    they would read a whole conversation to sort it);
+--  * slice, otherwise: the text index holds each row's hour and day
+--    (history._time_buckets), so the matches in some hours are one scan that
+--    fetches only them; read slices of hours newest first, each sized from
+--    the matches found so far, until p_count are found. It fetches about
+--    p_count * T / S rows (all conversations' matches in the slices; S = T
+--    for all of an agent's conversations), at least an hour's matches, and
+--    reads about p_count * T * T / (M * S) compressed time postings,
+--    whatever the table's size;
+--  * probe, only when forced: the newest rows of the whole projection in
+--    order, at most min(50 * p_count, 50 000), filtered; if they hold
+--    p_count visible matches those are the newest p_count; else text.
+-- p_strategy forces one ('walk', 'slice', 'probe', 'text') for the tests.
 -- Called by search_history under plan_cache_mode = force_custom_plan.
 CREATE OR REPLACE FUNCTION history._newest_matches(
     p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
@@ -51,6 +58,20 @@ DECLARE
     v_total      float8;
     v_probe      history.message_search_documents[];
     v_probe_rows bigint := least(50 * p_count, 50000);
+    v_costs      float8[];  -- rows read by text, walk, slice (estimates)
+    v_newest     timestamptz;
+    v_oldest     timestamptz;
+    v_first_hour bigint;    -- the oldest hour that can hold a match (hours since 2000-01-01, UTC)
+    v_hour       bigint;    -- the newest hour not read yet
+    v_width      bigint;    -- hours in the next slice
+    v_hours_read bigint;
+    v_low_day    bigint;    -- the slice's whole days (days since 2000-01-01)
+    v_high_day   bigint;
+    v_keys       bigint[];  -- the slice's time-bucket keys (history._time_buckets)
+    v_slice_filters text;
+    v_share      float8;    -- the share of all rows in the listed conversations
+    v_found      history.message_search_documents[] := '{}';
+    v_slice      history.message_search_documents[];
     v_segment_conversations bigint[];
     v_segment_windows       tstzrange[];
     v_indexscan  text := pg_catalog.current_setting('enable_indexscan');
@@ -92,21 +113,112 @@ BEGIN
         v_matches := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
         SELECT c.reltuples INTO v_total FROM pg_catalog.pg_class c
          WHERE c.oid = 'history.message_search_documents'::pg_catalog.regclass;
+        v_total := greatest(v_total, 1);
         IF v_matches <= 20 * p_count THEN
             v_strategy := 'text';
-        ELSIF pg_catalog.cardinality(p_conversations) <= 1000 THEN
+        ELSIF pg_catalog.cardinality(p_conversations) <= 5000 THEN
             EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)'
                INTO v_plan USING p_conversations;
-            v_set_rows := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
-            -- rows a walk reads: about p_count / density of matches, at most
-            -- the conversations' rows; the text index reads M index entries
-            -- and the conversations' S, and fetches their intersection
-            v_strategy := CASE WHEN least(v_set_rows, p_count * greatest(v_total, 1) / v_matches)
-                                    + 10 * pg_catalog.cardinality(p_conversations) < v_matches + v_set_rows
-                               THEN 'walk' ELSE 'text' END;
+            v_set_rows := greatest((v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8, 1);
+            -- Rows each reads (a compressed day posting costs ~1/50 of a row):
+            -- text, M index entries and the conversations' S; a walk, about
+            -- p_count / density, at most S, plus a descent per conversation;
+            -- slices, the matches of all conversations in the days that hold
+            -- p_count in these, plus those days' postings and a few scans.
+            v_costs := ARRAY[v_matches + v_set_rows,
+                             CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000
+                                  THEN least(v_set_rows, p_count * v_total / v_matches)
+                                       + 10 * pg_catalog.cardinality(p_conversations)
+                                  ELSE 'Infinity' END,
+                             p_count * v_total / v_set_rows
+                             + p_count * v_total * v_total / (v_matches * v_set_rows) / 50 + 200];
+            v_strategy := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'slice'
+                               WHEN v_costs[2] < v_costs[1] THEN 'walk' ELSE 'text' END;
         ELSE
-            v_strategy := 'probe';
+            v_strategy := 'slice';
         END IF;
+    END IF;
+
+    IF v_strategy = 'slice' THEN
+        -- The hours that can hold a match, newest first: from the newest
+        -- row's (or p_before's) to the oldest row's (or p_after's).
+        SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+          FROM history.message_search_documents d;  -- two index probes
+        IF v_newest IS NULL THEN
+            RETURN;
+        END IF;
+        v_hour := (history._time_buckets(least(v_newest, p_before)))[1] / 2;
+        v_first_hour := (history._time_buckets(greatest(v_oldest, p_after)))[1] / 2;
+        -- The first slice: the hours that hold p_count matches if they are
+        -- spread evenly over the table's hours and rows (a list's share of
+        -- them); each next one from the matches found so far, at most twice
+        -- the hours read, so a sparse newest stretch cannot make it overshoot.
+        IF v_matches IS NULL THEN  -- forced: no estimates
+            v_width := 1;
+        ELSE
+            v_share := least(coalesce(v_set_rows / v_total, 1), 1);  -- all of an agent's, or a list too long to estimate: 1
+            v_width := least(pg_catalog.ceil(1.25 * p_count / greatest(v_matches * v_share, 1)
+                                             * ((history._time_buckets(v_newest))[1] / 2
+                                                - (history._time_buckets(v_oldest))[1] / 2 + 1)),
+                             1e9);
+        END IF;
+        -- A short list is tested inside the text index too (its conversation
+        -- column), so only the listed conversations' matches are fetched.
+        v_slice_filters := v_filters
+            || CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000 THEN '
+               AND ARRAY[d.conversation_key] OPERATOR(pg_catalog.&&) $3' ELSE '' END;
+        PERFORM pg_catalog.set_config('enable_indexscan', 'off', true);
+        v_hours_read := 0;
+        WHILE v_hour >= v_first_hour AND pg_catalog.cardinality(v_found) < p_count LOOP
+            v_width := least(greatest(v_width, 1), v_hour - v_first_hour + 1);
+            IF v_width > 24 * 1000
+               OR (pg_catalog.cardinality(v_found) > 0 AND pg_catalog.cardinality(v_found)::float8 * (v_hour - v_first_hour + 1) / v_hours_read
+                                        < 2 * (p_count - pg_catalog.cardinality(v_found))) THEN
+                -- Years left to read, or (at the yield so far) the rest holds
+                -- fewer than twice the matches still wanted: read the rest at
+                -- once, through the text index alone.
+                EXECUTE 'SELECT ARRAY(
+                    SELECT d FROM history.message_search_documents d
+                     WHERE ' || v_filters || '
+                       AND d.sent_at < $9
+                     ORDER BY d.sent_at DESC, d.message_id DESC
+                     LIMIT $8)'
+                   INTO v_slice
+                  USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before,
+                        p_count - pg_catalog.cardinality(v_found),
+                        pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour');
+                v_found := v_found || v_slice;
+                EXIT;
+            END IF;
+            -- The keys of hours v_hour - v_width + 1 .. v_hour: its whole days
+            -- by their day keys, the hours before and after them by theirs.
+            v_low_day := pg_catalog.ceil((v_hour - v_width + 1) / 24.0);
+            v_high_day := pg_catalog.floor((v_hour + 1) / 24.0) - 1;
+            v_keys := CASE WHEN v_low_day <= v_high_day
+                THEN ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, 24 * v_low_day - 1) h)
+                     || ARRAY(SELECT 2 * d + 1 FROM pg_catalog.generate_series(v_low_day, v_high_day) d)
+                     || ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(24 * (v_high_day + 1), v_hour) h)
+                ELSE ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, v_hour) h) END;
+            EXECUTE 'SELECT ARRAY(
+                SELECT d FROM history.message_search_documents d
+                 WHERE history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
+                   AND ' || v_slice_filters || '
+                 ORDER BY d.sent_at DESC, d.message_id DESC
+                 LIMIT $8)'
+               INTO v_slice
+              USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before,
+                    p_count - pg_catalog.cardinality(v_found), v_keys;
+            v_found := v_found || v_slice;
+            v_hours_read := v_hours_read + v_width;
+            v_hour := v_hour - v_width;
+            v_width := CASE WHEN pg_catalog.cardinality(v_found) = 0 THEN 2 * v_hours_read
+                            ELSE least(pg_catalog.ceil(1.25 * (p_count - pg_catalog.cardinality(v_found))
+                                                       * v_hours_read / pg_catalog.cardinality(v_found)),
+                                       2 * v_hours_read) END;
+        END LOOP;
+        PERFORM pg_catalog.set_config('enable_indexscan', v_indexscan, true);
+        RETURN QUERY SELECT (x).* FROM pg_catalog.unnest(v_found) x;
+        RETURN;
     END IF;
 
     IF v_strategy = 'walk' AND p_conversations IS NOT NULL THEN

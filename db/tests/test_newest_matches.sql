@@ -4,7 +4,7 @@
 -- visible windows when given (the count counts only rows inside them).
 -- Small thresholds force each strategy on a small world.
 BEGIN;
-SELECT plan(35);
+SELECT plan(49);
 
 -- The agent reads three conversations; a fourth it never joined. It left
 -- the busiest one, n-a, on Feb 2 and came back on Feb 3 at noon. Messages
@@ -34,6 +34,9 @@ BEGIN
             CASE WHEN k % 4 = 0 THEN 'walnut pecan' WHEN k % 7 = 0 THEN 'pecan' ELSE 'hazel' END,
             timestamptz '2026-02-01 00:00+00' + (k / 3) * interval '1 hour');
     END LOOP;
+    -- Two old matches, years before the rest (a slice walk must reach them).
+    PERFORM history.post_message('n-old-1', 'n-b', 'n-ann', 'walnut pecan', '2019-06-01 12:00+00');
+    PERFORM history.post_message('n-old-2', 'n-c', 'n-ben', 'pecan', '2019-06-02 23:59:59.999999+00');
     PERFORM history.remove_member('n-a', 'n-bot', '2026-02-02 00:00+00');
     PERFORM history.add_member('n-a', 'n-bot', '2026-02-03 12:00+00');
 END
@@ -115,6 +118,27 @@ SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000
           pg_temp.expected('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000),
           'walk: a count above the number of matches returns them all');
 
+-- slice: days of the text index newest first (forced, so the first slice is
+-- one day and the walk takes several slices over these four days)
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 'slice'),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
+          'slice: the newest 25 across three conversations, ties by message id');
+SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 60, 'slice'),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 60),
+          'slice over the agent''s conversations (membership test): the newest 60');
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
+                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, 'slice'),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
+                           '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10),
+          'slice: author and time filters');
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300, 'slice'),
+          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300),
+          'slice, count above the matches: every day back to the 2019 ones (the last days at once)');
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, '2019-06-03 00:00+00', 5, 'slice'),
+          ARRAY['n-old-2', 'n-old-1'], 'slice: before a time years back, the old matches alone');
+SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, '2030-01-01 00:00+00', NULL, 5, 'slice'), '{}',
+          'slice: after the newest message, nothing');
+
 -- probe: the newest rows of the projection hold enough matches
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10, 'probe'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10),
@@ -150,11 +174,11 @@ SELECT is(pg_temp.got('hazel', NULL, NULL, NULL, NULL, 25, NULL),
 SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25, s),
           pg_temp.expected_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25),
           'given windows, ' || s || ': the newest 25 inside them')
-  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
 SELECT is(pg_temp.got_in('pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 300, s),
           pg_temp.expected_in('pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 300),
           'given windows, ' || s || ', count above the visible matches: all of them')
-  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
 
 -- The agent that left a busy conversation: its newest matches are all after
 -- it left; the cap of 5 counts only the ones it saw, so the newest 5 of
@@ -162,7 +186,7 @@ SELECT is(pg_temp.got_in('pecan', (SELECT convs FROM windows), (SELECT visible F
 SELECT is(pg_temp.got_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5, s),
           pg_temp.expected_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5),
           'left a busy conversation, ' || s || ': the newest 5 matches before leaving')
-  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
 SELECT is(cardinality(pg_temp.got_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5, 'probe')),
           5, 'left a busy conversation: five older matches, although every newer one is outside the window');
 SELECT ok((SELECT count(*) FROM history.message_search_documents d
@@ -174,11 +198,11 @@ SELECT ok((SELECT count(*) FROM history.message_search_documents d
 SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM keys), NULL, true, 25, s),
           pg_temp.expected_in('walnut | pecan', (SELECT convs FROM keys), NULL, true, 25),
           'membership windows, listed conversations, ' || s || ': the newest 25 inside them')
-  FROM unnest(ARRAY['text', 'walk', 'probe']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
 SELECT is(pg_temp.got_in('walnut | pecan', NULL, NULL, true, 25, s),
           pg_temp.expected_in('walnut | pecan', NULL, NULL, true, 25),
           'membership windows, all the agent''s conversations, ' || s || ': the newest 25 inside them')
-  FROM unnest(ARRAY['text', 'probe']) s;
+  FROM unnest(ARRAY['text', 'probe', 'slice']) s;
 SELECT is(pg_temp.got_in('hazel', NULL, NULL, true, 300, NULL),
           pg_temp.expected_in('hazel', NULL, NULL, true, 300),
           'membership windows, chosen by estimate: the same rows');
@@ -189,6 +213,20 @@ SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM windows), (SELECT 
           pg_temp.expected_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25),
           'given windows, chosen by estimate: the same rows');
 SELECT is(current_setting('enable_bitmapscan'), 'on', 'the walk restores enable_bitmapscan');
+
+-- The time-bucket keys are the UTC hour and day, whatever the session's time zone.
+SET LOCAL TimeZone = 'America/New_York';
+SELECT is(history._time_buckets('2019-06-02 23:59:59.999999+00') || history._time_buckets('2019-06-03 00:00+00'),
+          ARRAY[2 * (24 * ('2019-06-02'::date - '2000-01-01'::date) + 23), 2 * ('2019-06-02'::date - '2000-01-01'::date) + 1,
+                2 * (24 * ('2019-06-03'::date - '2000-01-01'::date)), 2 * ('2019-06-03'::date - '2000-01-01'::date) + 1]::bigint[],
+          'the time buckets are the UTC hour (2 * hours since 2000-01-01) and day (2 * days + 1), in any session time zone');
+SELECT is((SELECT array_agg(message_id ORDER BY message_id) FROM history.message_search_documents
+            WHERE history._time_buckets(sent_at) && ARRAY[2 * ('2019-06-02'::date - '2000-01-01'::date) + 1]::bigint[]),
+          ARRAY['n-old-2'], 'the text index finds a row by its day');
+SELECT is((SELECT array_agg(message_id ORDER BY message_id) FROM history.message_search_documents
+            WHERE history._time_buckets(sent_at) && ARRAY[2 * (24 * ('2019-06-01'::date - '2000-01-01'::date) + 12)]::bigint[]),
+          ARRAY['n-old-1'], 'the text index finds a row by its hour');
+RESET TimeZone;
 
 SELECT throws_ok($$ SELECT pg_temp.got_in('hazel', (SELECT convs FROM windows), ARRAY['{(,)}']::tstzmultirange[], false, 5, NULL) $$,
                  'HS001', NULL, 'windows not one per conversation: HS001');

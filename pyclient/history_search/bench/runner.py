@@ -9,7 +9,8 @@
   ``max_counted_candidates`` matches in all the agent's conversations, found
   by ``_newest_matches`` as F finds them, each classified perspective /
   audience, counted) and the ranking pass (the
-  newest ``max_candidates`` matches inside the eligible windows, lineage and
+  newest ``max_candidates`` matches inside the eligible windows, found the
+  same way, lineage and
   context exclusion, identical score, top k); none of F's audit, evidence,
   neighbours or text loading. F/B1 is the function's own overhead.
 * **B1r** B1's windows and ranking pass only (B1 before the counting pass was
@@ -111,21 +112,25 @@ _ELIGIBLE_WHERE = """
 """
 
 # F's ranking pass: the newest max_candidates matches inside the eligible
-# windows (each window of each eligible conversation walked newest first from
-# its end, merged; one more row than the cap, as F reads), the same filter,
-# the same score, top k.
+# windows (one more row than the cap, as F reads), found by _newest_matches
+# with the arguments F gives it (the audience's windows cut to the agent's;
+# without an audience, the agent's conversations, listed when at most 5 000,
+# inside its membership intervals), the same filter, the same score, top k.
 _RANKING_CTES = f"""
+agent_conversations AS MATERIALIZED (
+    SELECT CASE WHEN count(*) <= 5000 THEN coalesce(array_agg(x.conversation_key), '{{}}') END AS keys
+      FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
+             WHERE m.account_key = (SELECT agent_key FROM r) LIMIT 5001) x),
 newest AS MATERIALIZED (
-    SELECT d.* FROM ew CROSS JOIN LATERAL unnest(ew.visible) seg(visible)
-     CROSS JOIN LATERAL (
-        SELECT d.* FROM history.message_search_documents d
-         WHERE d.conversation_key = ew.conversation_key AND d.document @@ %(tq)s::tsquery
-           AND d.sent_at >= coalesce(lower(seg.visible), '-infinity')
-           AND d.sent_at <= coalesce(upper(seg.visible), 'infinity') AND d.sent_at <@ seg.visible
-         ORDER BY d.sent_at DESC, d.message_id DESC
-         LIMIT (SELECT max_candidates + 1 FROM st)) d
-     ORDER BY d.sent_at DESC, d.message_id DESC
-     LIMIT (SELECT max_candidates + 1 FROM st)),
+    SELECT n.* FROM r CROSS JOIN st CROSS JOIN agent_conversations ac
+     CROSS JOIN (SELECT coalesce(array_agg(ew.conversation_key), '{{}}') AS keys,
+                        coalesce(array_agg(ew.visible), '{{}}') AS visible FROM ew) e
+     CROSS JOIN LATERAL history._newest_matches(
+         %(tq)s::tsquery, r.agent_key,
+         CASE WHEN cardinality(r.audience_keys) > 0 THEN e.keys ELSE ac.keys END,
+         CASE WHEN cardinality(r.audience_keys) > 0 THEN e.visible END,
+         coalesce(cardinality(r.audience_keys), 0) = 0,
+         NULL, NULL, NULL, st.max_candidates + 1) n),
 eligible AS (
     SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document
       FROM (SELECT * FROM newest ORDER BY sent_at DESC, message_id DESC LIMIT (SELECT max_candidates FROM st)) d
@@ -167,16 +172,13 @@ SELECT message_key, total FROM ranked ORDER BY rank
 # F's counting pass: the newest max_counted_candidates matches in all the
 # agent's conversations at any time (one more, to tell the cap was reached),
 # found by _newest_matches as F finds them (the agent's conversations listed
-# when at most 5 000, as F lists them), each counted under the first rule
+# when at most 5 000, as F lists them: agent_conversations, with the ranking
+# pass), each counted under the first rule
 # that removes it (the bench's searches have no speaker or time filter:
 # perspective, then audience). Not one planned statement: no single plan is
 # bounded here (docs/benchmarks.md, "Shapes"), and a floor must not be a
 # worse plan for the same work.
 _COUNTING_CTES = """
-agent_conversations AS MATERIALIZED (
-    SELECT CASE WHEN count(*) <= 5000 THEN coalesce(array_agg(x.conversation_key), '{}') END AS keys
-      FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
-             WHERE m.account_key = (SELECT agent_key FROM r) LIMIT 5001) x),
 counted AS MATERIALIZED (
     SELECT n.conversation_key, n.sent_at,
            row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
