@@ -68,7 +68,6 @@ DECLARE
     v_low_day    bigint;    -- the slice's whole days (days since 2000-01-01)
     v_high_day   bigint;
     v_keys       bigint[];  -- the slice's time-bucket keys (history._time_buckets)
-    v_slice_filters text;
     v_share      float8;    -- the share of all rows in the listed conversations
     v_found      history.message_search_documents[] := '{}';
     v_slice      history.message_search_documents[];
@@ -76,6 +75,13 @@ DECLARE
     v_segment_windows       tstzrange[];
     v_indexscan  text := pg_catalog.current_setting('enable_indexscan');
     v_bitmapscan text := pg_catalog.current_setting('enable_bitmapscan');
+    -- A list of at most 1000 conversations is tested inside the text index
+    -- (its conversation column), so the text and slice plans fetch only the
+    -- listed conversations' matches; for a longer list the index's work per
+    -- listed conversation outweighs that, and the list is a filter (or the
+    -- conversations' index, ANDed). Not both: ANDing the conversations'
+    -- index with a short list's text-index scan reads all their rows.
+    v_short_list boolean := coalesce(pg_catalog.cardinality(p_conversations) <= 1000, false);
     -- The probe's and the text plan's filters, as SQL over $1 .. $8 (query,
     -- agent, conversations, windows, authors, after, before, count). One
     -- text per case, not a CASE: a membership test under a CASE or an OR
@@ -90,7 +96,9 @@ DECLARE
     v_filters text := 'd.document @@ $1'
         || CASE WHEN p_conversations IS NULL OR p_member_windows
                 THEN v_in_membership ELSE '' END
-        || CASE WHEN p_conversations IS NOT NULL THEN '
+        || CASE WHEN v_short_list THEN '
+               AND ARRAY[d.conversation_key] OPERATOR(pg_catalog.&&) $3'
+                WHEN p_conversations IS NOT NULL THEN '
                AND d.conversation_key = ANY ($3)' ELSE '' END
         -- a semi-join: the windows are hashed once, not searched per row
         || CASE WHEN p_windows IS NOT NULL THEN '
@@ -120,18 +128,22 @@ BEGIN
             EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)'
                INTO v_plan USING p_conversations;
             v_set_rows := greatest((v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8, 1);
-            -- Rows each reads (a compressed day posting costs ~1/50 of a row):
-            -- text, M index entries and the conversations' S; a walk, about
-            -- p_count / density, at most S, plus a descent per conversation;
-            -- slices, the matches of all conversations in the days that hold
-            -- p_count in these, plus those days' postings and a few scans.
-            v_costs := ARRAY[v_matches + v_set_rows,
-                             CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000
+            -- Rows each reads or fetches (a compressed posting costs ~1/50 of
+            -- a fetched row, a time key's ~1/100): text, for a list of at most
+            -- 1000 (tested inside the text index) the list's matches and M
+            -- postings, else M index entries and the conversations' S; a walk,
+            -- about p_count / density, at most S, plus a descent per
+            -- conversation; slices, the list's matches in the hours that hold
+            -- p_count (for a longer list all conversations' matches there),
+            -- those hours' time postings and a few scans.
+            v_costs := ARRAY[CASE WHEN v_short_list THEN v_matches * v_set_rows / v_total + v_matches / 50
+                                  ELSE v_matches + v_set_rows END,
+                             CASE WHEN v_short_list
                                   THEN least(v_set_rows, p_count * v_total / v_matches)
                                        + 10 * pg_catalog.cardinality(p_conversations)
                                   ELSE 'Infinity' END,
-                             p_count * v_total / v_set_rows
-                             + p_count * v_total * v_total / (v_matches * v_set_rows) / 50 + 200];
+                             CASE WHEN v_short_list THEN 1.25 * p_count ELSE p_count * v_total / v_set_rows END
+                             + p_count * v_total * v_total / (v_matches * v_set_rows) / 100 + 200];
             v_strategy := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'slice'
                                WHEN v_costs[2] < v_costs[1] THEN 'walk' ELSE 'text' END;
         ELSE
@@ -162,11 +174,6 @@ BEGIN
                                                 - (history._time_buckets(v_oldest))[1] / 2 + 1)),
                              1e9);
         END IF;
-        -- A short list is tested inside the text index too (its conversation
-        -- column), so only the listed conversations' matches are fetched.
-        v_slice_filters := v_filters
-            || CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000 THEN '
-               AND ARRAY[d.conversation_key] OPERATOR(pg_catalog.&&) $3' ELSE '' END;
         PERFORM pg_catalog.set_config('enable_indexscan', 'off', true);
         v_hours_read := 0;
         WHILE v_hour >= v_first_hour AND pg_catalog.cardinality(v_found) < p_count LOOP
@@ -202,7 +209,7 @@ BEGIN
             EXECUTE 'SELECT ARRAY(
                 SELECT d FROM history.message_search_documents d
                  WHERE history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
-                   AND ' || v_slice_filters || '
+                   AND ' || v_filters || '
                  ORDER BY d.sent_at DESC, d.message_id DESC
                  LIMIT $8)'
                INTO v_slice
