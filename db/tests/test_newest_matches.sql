@@ -105,35 +105,26 @@ SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 25, 'text'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
           'few matches, all the agent''s conversations: the same 25, never one of a conversation it did not join');
 
--- walk: per conversation, merged
-SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 'walk'),
+-- walk (per conversation, merged) and slice (hours of the text index newest
+-- first; forced, so the first slice is one hour and the next ones grow, whole
+-- days among them, until the rest back to 2019 is read at once)
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, s),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
-          'walk: the newest 25 across three conversations, ties by message id');
+          s || ': the newest 25 across three conversations, ties by message id')
+  FROM unnest(ARRAY['walk', 'slice']) s;
 SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
-                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, 'walk'),
+                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, s),
           pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
                            '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10),
-          'walk: author and time filters');
-SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000, 'walk'),
-          pg_temp.expected('walnut', (SELECT convs FROM keys), NULL, NULL, NULL, 1000),
-          'walk: a count above the number of matches returns them all');
-
--- slice: days of the text index newest first (forced, so the first slice is
--- one day and the walk takes several slices over these four days)
-SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, 'slice'),
-          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
-          'slice: the newest 25 across three conversations, ties by message id');
+          s || ': author and time filters')
+  FROM unnest(ARRAY['walk', 'slice']) s;
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 1000, s),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 1000),
+          s || ': a count above the number of matches returns them all, back to the 2019 ones')
+  FROM unnest(ARRAY['walk', 'slice']) s;
 SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 60, 'slice'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 60),
           'slice over the agent''s conversations (membership test): the newest 60');
-SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
-                      '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, 'slice'),
-          pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
-                           '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10),
-          'slice: author and time filters');
-SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300, 'slice'),
-          pg_temp.expected('pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 300),
-          'slice, count above the matches: every day back to the 2019 ones (the last days at once)');
 SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, '2019-06-03 00:00+00', 5, 'slice'),
           ARRAY['n-old-2', 'n-old-1'], 'slice: before a time years back, the old matches alone');
 SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, '2030-01-01 00:00+00', NULL, 5, 'slice'), '{}',
