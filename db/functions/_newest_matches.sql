@@ -18,8 +18,9 @@
 -- the list holds (S):
 --  * text, when M <= 20 * p_count (the planner's estimate for any term
 --    rarer than its most common ones is at most about that), or for a list
---    when it reads the least:
---    the text index (with the list's index, ANDed), then sort; when M is
+--    when it reads the least: the text index (a list of at most 250
+--    conversations tested inside it, a longer one's index ANDed), then
+--    sort; when M is
 --    large, with ordered index scans off: a LIMIT over an ordered scan
 --    filtered by text and conversation is what the planner picks when it
 --    misjudges their correlation, and then it reads most of the table;
@@ -33,8 +34,9 @@
 --    (history._time_buckets), so the matches in some hours are one scan that
 --    fetches only them; read slices of hours newest first, each sized from
 --    the matches found so far, until p_count are found. It fetches about
---    p_count * T / S rows (all conversations' matches in the slices; S = T
---    for all of an agent's conversations), at least an hour's matches, and
+--    p_count rows for a list of at most 250 conversations (tested inside the
+--    index), else p_count * T / S (all conversations' matches in the slices;
+--    S = T for all of an agent's conversations), at least an hour's, and
 --    reads about p_count * T * T / (M * S) compressed time postings,
 --    whatever the table's size;
 --  * probe, only when forced: the newest rows of the whole projection in
@@ -75,13 +77,14 @@ DECLARE
     v_segment_windows       tstzrange[];
     v_indexscan  text := pg_catalog.current_setting('enable_indexscan');
     v_bitmapscan text := pg_catalog.current_setting('enable_bitmapscan');
-    -- A list of at most 1000 conversations is tested inside the text index
+    -- A list of at most 250 conversations is tested inside the text index
     -- (its conversation column), so the text and slice plans fetch only the
-    -- listed conversations' matches; for a longer list the index's work per
-    -- listed conversation outweighs that, and the list is a filter (or the
-    -- conversations' index, ANDed). Not both: ANDing the conversations'
-    -- index with a short list's text-index scan reads all their rows.
-    v_short_list boolean := coalesce(pg_catalog.cardinality(p_conversations) <= 1000, false);
+    -- listed conversations' matches. For a longer list the index's work per
+    -- listed conversation outweighs that (it merges their postings), and the
+    -- list is a filter (or the conversations' index, ANDed). Not both:
+    -- ANDing the conversations' index with a short list's text-index scan
+    -- reads all their rows.
+    v_short_list boolean := coalesce(pg_catalog.cardinality(p_conversations) <= 250, false);
     -- The probe's and the text plan's filters, as SQL over $1 .. $8 (query,
     -- agent, conversations, windows, authors, after, before, count). One
     -- text per case, not a CASE: a membership test under a CASE or an OR
@@ -129,16 +132,17 @@ BEGIN
                INTO v_plan USING p_conversations;
             v_set_rows := greatest((v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8, 1);
             -- Rows each reads or fetches (a compressed posting costs ~1/50 of
-            -- a fetched row, a time key's ~1/100): text, for a list of at most
-            -- 1000 (tested inside the text index) the list's matches and M
-            -- postings, else M index entries and the conversations' S; a walk,
-            -- about p_count / density, at most S, plus a descent per
-            -- conversation; slices, the list's matches in the hours that hold
-            -- p_count (for a longer list all conversations' matches there),
-            -- those hours' time postings and a few scans.
+            -- a fetched row, a time key's ~1/100): text, for a short list
+            -- (tested inside the text index) the list's matches and M
+            -- postings, else M index entries and the conversations' S; a walk
+            -- (at most 1000 conversations), about p_count / density, at most
+            -- S, plus a descent per conversation; slices, the list's matches
+            -- in the hours that hold p_count (for a longer list all
+            -- conversations' matches there), those hours' time postings and a
+            -- few scans.
             v_costs := ARRAY[CASE WHEN v_short_list THEN v_matches * v_set_rows / v_total + v_matches / 50
                                   ELSE v_matches + v_set_rows END,
-                             CASE WHEN v_short_list
+                             CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000
                                   THEN least(v_set_rows, p_count * v_total / v_matches)
                                        + 10 * pg_catalog.cardinality(p_conversations)
                                   ELSE 'Infinity' END,
