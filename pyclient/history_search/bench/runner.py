@@ -185,12 +185,9 @@ counted AS MATERIALIZED (
       FROM r CROSS JOIN agent_conversations ac CROSS JOIN st
      CROSS JOIN LATERAL history._newest_matches(%(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
                                                 NULL, NULL, NULL, st.max_counted_candidates + 1) n),
-counted_windows AS (
-    SELECT m.conversation_key, range_agg(tstzrange(m.since, m.until, '[)')) AS visible
-      FROM history.memberships m
-     WHERE m.account_key = (SELECT agent_key FROM r)
-       AND m.conversation_key IN (SELECT conversation_key FROM counted)
-     GROUP BY m.conversation_key),
+counted_windows AS (  -- as F: the agent's windows in the counted conversations, one probe each
+    SELECT w.conversation_key, w.visible
+      FROM history._member_windows((SELECT agent_key FROM r), ARRAY(SELECT DISTINCT conversation_key FROM counted)) w),
 exclusions AS (
     SELECT count(*) FILTER (WHERE NOT c.sent_at <@ cw.visible) AS perspective,
            count(*) FILTER (WHERE c.sent_at <@ cw.visible AND cardinality(r.audience_keys) > 0
