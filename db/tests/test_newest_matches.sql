@@ -4,7 +4,7 @@
 -- visible windows when given (the count counts only rows inside them).
 -- Small thresholds force each strategy on a small world.
 BEGIN;
-SELECT plan(49);
+SELECT plan(50);
 
 -- The agent reads three conversations; a fourth it never joined. It left
 -- the busiest one, n-a, on Feb 2 and came back on Feb 3 at noon. Messages
@@ -129,6 +129,7 @@ SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, '2019-06-03
           ARRAY['n-old-2', 'n-old-1'], 'slice: before a time years back, the old matches alone');
 SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, '2030-01-01 00:00+00', NULL, 5, 'slice'), '{}',
           'slice: after the newest message, nothing');
+SELECT is(current_setting('enable_indexscan'), 'on', 'slices restore enable_indexscan');
 
 -- probe: the newest rows of the projection hold enough matches
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 10, 'probe'),
