@@ -128,7 +128,7 @@ CREATE TABLE history.conversation_authors (
     PRIMARY KEY (author_key, conversation_key)
 );
 
--- The projection's time-bucket key (its text index holds it beside the document).
+-- The projection's time-bucket keys, its hour and day (its text index holds them beside the document).
 \ir ../functions/_time_buckets.sql
 
 -- The search projection: one row per live message, maintained in the same

@@ -271,13 +271,7 @@ BEGIN
         RETURN;
     END IF;
 
-    IF v_strategy IN ('probe', 'walk') THEN  -- a walk needs a list: probe all of the agent's conversations
-        -- All of an agent's conversations hold most matches: p_count of them
-        -- lie within about p_count / density newest rows (read twice that),
-        -- and reading up to M rows in order costs no more than the text plan.
-        IF p_conversations IS NULL AND v_matches > 0 THEN
-            v_probe_rows := least(greatest(v_probe_rows, least(4 * p_count * v_total / v_matches, v_matches)), 500000);
-        END IF;
+    IF v_strategy IN ('probe', 'walk') THEN  -- forced (a walk needs a list: probe all of the agent's conversations)
         EXECUTE 'SELECT ARRAY(
             SELECT d FROM (SELECT * FROM history.message_search_documents d
                             ORDER BY d.sent_at DESC, d.message_id DESC
