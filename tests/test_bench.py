@@ -94,6 +94,51 @@ def test_bench_smoke(db_dsn, tmp_path, capsys):
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+# A fault each, as a bulk load with its FK triggers off could leave it, and
+# the problem check_references must report for it.
+_FIRST = "(SELECT min(message_key) FROM history.message_search_documents)"
+PLANTED_FAULTS = {
+    "memberships.conversation_key without conversations":
+        "UPDATE history.memberships SET conversation_key = -1 WHERE membership_key = (SELECT min(membership_key) FROM history.memberships)",
+    "message_events.message_key without messages":
+        "INSERT INTO history.message_events (message_key, event_kind, body, occurred_at) VALUES (-1, 'created', 'x', now())",
+    "events newer than their message's current event":
+        f"INSERT INTO history.message_events (message_key, event_kind, body, occurred_at) VALUES ({_FIRST}, 'edited', 'x', now())",
+    "messages.current_event_key without message_events":
+        f"UPDATE history.messages SET current_event_key = -1 WHERE message_key = {_FIRST}",
+    "current event of another message":
+        f"""UPDATE history.messages SET current_event_key = (SELECT max(current_event_key) FROM history.messages)
+             WHERE message_key = {_FIRST}""",
+    "live message without projection row":
+        f"DELETE FROM history.message_search_documents WHERE message_key = {_FIRST}",
+    "projection row of a deleted message":
+        f"""WITH e AS (INSERT INTO history.message_events (message_key, event_kind, body, occurred_at)
+                       VALUES ({_FIRST}, 'deleted', NULL, now()) RETURNING event_key, message_key)
+            UPDATE history.messages m SET current_event_key = e.event_key FROM e WHERE m.message_key = e.message_key""",
+    "message_search_documents.message_key without messages":
+        f"UPDATE history.message_search_documents SET message_key = -1 WHERE message_key = {_FIRST}",
+    "author missing from conversation_authors":
+        "DELETE FROM history.conversation_authors WHERE (author_key, conversation_key) = "
+        "(SELECT author_key, conversation_key FROM history.messages ORDER BY message_key LIMIT 1)",
+}
+
+
+def test_consistency_checks_find_each_planted_fault(db_dsn):
+    """The bulk load relies on check_references instead of its FK triggers
+    and post_message: each fault, planted alone, is reported by name."""
+    corpus.load(db_dsn, corpus.build_world(3000, seed=5), out=io.StringIO())
+    with psycopg.connect(db_dsn) as conn, conn.cursor() as cur:
+        cur.execute("SET session_replication_role = replica")
+        assert corpus.check_references(cur) == []
+        for expected, sql in PLANTED_FAULTS.items():
+            cur.execute("SAVEPOINT fault")
+            cur.execute(sql)
+            assert cur.rowcount == 1, expected  # the fault is planted
+            problems = corpus.check_references(cur)
+            assert any(p.endswith(expected) for p in problems), (expected, problems)
+            cur.execute("ROLLBACK TO SAVEPOINT fault")
+
+
 def test_floor_returns_what_search_history_returns(db_dsn):
     """B1 is a floor only if it computes the same answer: for every context
     and a spread of rare and frequent terms, its top k (and B1r's) are F's
