@@ -306,6 +306,7 @@ LOADED_TABLES = [
     "accounts", "conversations", "memberships", "identity_proofs", "messages", "message_events",
     "message_sources", "message_lineage", "conversation_authors", "message_search_documents",
 ]
+_LOADED_TABLE_LIST = ", ".join(f"history.{table}" for table in LOADED_TABLES)
 
 
 def _copy(cur: Any, table: str, columns: str, rows: Iterable[str], total: int, out: IO[str] | None) -> None:
@@ -442,7 +443,7 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         # order by the plain, never parallel, INSERT ... SELECT, so the rows
         # of one hour lie together: the time index's postings and the slices'
         # heap fetches rely on it (unordered, the text index took 170 s to
-        # build at 10M instead of 110–150).
+        # build at 10M instead of 126).
         t = time.monotonic()
         if out is not None:
             out.write("  message_search_documents (_document_vector in SQL, parallel) ...\n")
@@ -486,7 +487,7 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         # their joins planned from the loaded rows' statistics (ANALYZE counts
         # this transaction's own rows; the tables had none).
         t = time.monotonic()
-        cur.execute(f"ANALYZE {', '.join('history.' + table for table in LOADED_TABLES)}")
+        cur.execute(f"ANALYZE {_LOADED_TABLE_LIST}")
         problems = check_references(cur)
         if problems:
             raise RuntimeError(f"bulk load is inconsistent: {problems}")
@@ -510,7 +511,7 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         vacuum.execute("SET synchronous_commit = on")
         while not vacuum.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (committed_lsn,)).fetchone()[0]:
             time.sleep(0.05)
-        vacuum.execute(f"VACUUM {', '.join('history.' + table for table in LOADED_TABLES)}")
+        vacuum.execute(f"VACUUM {_LOADED_TABLE_LIST}")
     t_vacuum = time.monotonic() - t
     world.doc_freq = doc_freq
     total = time.monotonic() - started
@@ -547,11 +548,12 @@ _REFERENCES = [
     ("message_search_documents", "message_key", "messages", "message_key"),
 ]
 
-# One pass over the events and one over the messages (with their current
-# event and projection row) instead of a query per rule: at 10M each pass
-# costs about what one rule did. A current event that is its own message's
-# and has no newer event of that message is its latest.
-_EVENT_PASSES = [
+# Each (query, rules): one query counting the rows that break each rule.
+# The events' rules take one pass over the events and one over the messages
+# (with their current event and projection row) instead of a query per rule:
+# at 10M each pass costs about what one rule did. A current event that is
+# its own message's and has no newer event of that message is its latest.
+_RULE_PASSES = [
     ("""SELECT count(*) FILTER (WHERE m.message_key IS NULL),
                count(*) FILTER (WHERE e.event_key > m.current_event_key)
           FROM history.message_events e LEFT JOIN history.messages m ON m.message_key = e.message_key""",
@@ -565,6 +567,19 @@ _EVENT_PASSES = [
           LEFT JOIN history.message_search_documents d ON d.message_key = m.message_key""",
      ["messages.current_event_key without message_events", "current event of another message",
       "live message without projection row", "projection row of a deleted message"]),
+    ("""SELECT count(*) FROM history.messages m WHERE NOT EXISTS
+            (SELECT 1 FROM history.conversation_authors ca
+              WHERE ca.author_key = m.author_key AND ca.conversation_key = m.conversation_key)""",
+     ["author missing from conversation_authors"]),
+    ("""SELECT count(*) FROM history.accounts a
+         WHERE a.name_languages IS DISTINCT FROM history._query_languages()::text[]
+            OR a.name_terms IS DISTINCT FROM
+               coalesce(history._query_terms(a.display_name, history._query_languages(), 2147483647), '{}')""",
+     ["name terms not as upsert_account stores them"]),
+    ("""SELECT count(*) FROM history.accounts a
+         WHERE a.component_key > a.account_key AND NOT EXISTS
+               (SELECT 1 FROM history.accounts b WHERE b.account_key = a.component_key)""",
+     ["component is not the smallest linked key"]),
 ]
 
 
@@ -577,24 +592,7 @@ def check_references(cur: Any) -> list[str]:
         k = cur.fetchone()[0]
         if k:
             problems.append(f"{k} {child}.{col} without {parent}")
-    for sql, rules in _EVENT_PASSES:
+    for sql, rules in _RULE_PASSES:
         cur.execute(sql)
         problems += [f"{k}: {rule}" for k, rule in zip(cur.fetchone(), rules) if k]
-    invariants = {
-        "author missing from conversation_authors": """SELECT count(*) FROM history.messages m WHERE NOT EXISTS
-            (SELECT 1 FROM history.conversation_authors ca
-              WHERE ca.author_key = m.author_key AND ca.conversation_key = m.conversation_key)""",
-        "name terms not as upsert_account stores them": """SELECT count(*) FROM history.accounts a
-            WHERE a.name_languages IS DISTINCT FROM history._query_languages()::text[]
-               OR a.name_terms IS DISTINCT FROM
-                  coalesce(history._query_terms(a.display_name, history._query_languages(), 2147483647), '{}')""",
-        "component is not the smallest linked key": """SELECT count(*) FROM history.accounts a
-            WHERE a.component_key > a.account_key AND NOT EXISTS
-                  (SELECT 1 FROM history.accounts b WHERE b.account_key = a.component_key)""",
-    }
-    for what, sql in invariants.items():
-        cur.execute(sql)
-        k = cur.fetchone()[0]
-        if k:
-            problems.append(f"{k}: {what}")
     return problems
