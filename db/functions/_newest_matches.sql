@@ -20,9 +20,10 @@
 --    rarer than its most common ones is at most about that), or for a list
 --    when it reads the least: the text index (a list of at most 250
 --    conversations tested inside it, a longer one's index ANDed), then
---    sort; when M is large, with ordered index scans off: a LIMIT over an ordered scan
---    filtered by text and conversation is what the planner picks when it
---    misjudges their correlation, and then it reads most of the table;
+--    sort; when M is large, with ordered index scans off: a LIMIT over an
+--    ordered scan filtered by text and conversation is what the planner
+--    picks when it misjudges their correlation, and then it reads most of
+--    the table;
 --  * walk, for a list of at most 1000 conversations holding few rows: each
 --    visible window of each conversation, through its (conversation,
 --    sent_at) index newest first from the window's end, stopping at p_count
