@@ -15,7 +15,7 @@
 -- No single plan is bounded for every query, so the strategy is chosen from
 -- the planner's estimates of how many messages match (M), how many rows the
 -- projection holds (T) and, for a list of conversations, how many messages
--- the list holds (S):
+-- the list holds (S, history._listed_rows):
 --  * text, when M <= 20 * p_count (the planner's estimate for any term
 --    rarer than its most common ones is at most about that), or for a list
 --    when it reads the least: the text index (a list of at most 250
@@ -36,7 +36,8 @@
 --    the matches found so far, until p_count are found. It fetches about
 --    p_count rows for a list of at most 250 conversations (tested inside the
 --    index), else p_count * T / S (all conversations' matches in the slices;
---    S = T for all of an agent's conversations), at least an hour's, and
+--    S = T for all of an agent's conversations; a long list whose S is
+--    small is ANDed through its index instead), at least an hour's, and
 --    reads about p_count * T * T / (M * S) compressed time postings,
 --    whatever the table's size;
 --  * probe, only when forced: the newest rows of the whole projection in
@@ -67,6 +68,7 @@ DECLARE
     v_hour       bigint;    -- the newest hour not read yet
     v_width      bigint;    -- hours in the next slice
     v_hours_read bigint;
+    v_hours      bigint;    -- hours from the oldest row's to the newest's
     v_low_day    bigint;    -- the slice's whole days (days since 2000-01-01)
     v_high_day   bigint;
     v_keys       bigint[];  -- the slice's time-bucket keys (history._time_buckets)
@@ -96,13 +98,12 @@ DECLARE
         || CASE WHEN p_member_windows THEN '
                               AND m.since <= d.sent_at AND (m.until IS NULL OR d.sent_at < m.until)' ELSE '' END
         || ')';
-    v_filters text := 'd.document @@ $1'
-        || CASE WHEN p_conversations IS NULL OR p_member_windows
-                THEN v_in_membership ELSE '' END
-        || CASE WHEN v_short_list THEN '
+    v_list_test text := CASE WHEN v_short_list THEN '
                AND ARRAY[d.conversation_key] OPERATOR(pg_catalog.&&) $3'
                 WHEN p_conversations IS NOT NULL THEN '
-               AND d.conversation_key = ANY ($3)' ELSE '' END
+               AND d.conversation_key = ANY ($3)' ELSE '' END;
+    v_other_filters text := CASE WHEN p_conversations IS NULL OR p_member_windows
+                                 THEN v_in_membership ELSE '' END
         -- a semi-join: the windows are hashed once, not searched per row
         || CASE WHEN p_windows IS NOT NULL THEN '
                AND EXISTS (SELECT 1 FROM ROWS FROM (pg_catalog.unnest($3), pg_catalog.unnest($4)) w(conversation_key, visible)
@@ -110,6 +111,8 @@ DECLARE
         || '
                AND ($5 IS NULL OR d.author_key = ANY ($5))
                AND ($6 IS NULL OR d.sent_at >= $6) AND ($7 IS NULL OR d.sent_at < $7)';
+    v_filters text := 'd.document @@ $1' || v_list_test || v_other_filters;
+    v_slice_filters text;  -- v_filters for one slice
 BEGIN
     IF p_windows IS NOT NULL
        AND (p_conversations IS NULL OR pg_catalog.cardinality(p_windows) <> pg_catalog.cardinality(p_conversations)) THEN
@@ -128,9 +131,7 @@ BEGIN
         IF v_matches <= 20 * p_count THEN
             v_strategy := 'text';
         ELSIF pg_catalog.cardinality(p_conversations) <= 5000 THEN
-            EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)'
-               INTO v_plan USING p_conversations;
-            v_set_rows := greatest((v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8, 1);
+            v_set_rows := history._listed_rows(p_conversations, v_total);
             -- Rows each reads or fetches (a compressed posting costs ~1/50 of
             -- a fetched row, a time key's ~1/100): text, for a short list
             -- (tested inside the text index) the list's matches and M
@@ -165,6 +166,7 @@ BEGIN
         END IF;
         v_hour := (history._time_buckets(least(v_newest, p_before)))[1] / 2;
         v_first_hour := (history._time_buckets(greatest(v_oldest, p_after)))[1] / 2;
+        v_hours := (history._time_buckets(v_newest))[1] / 2 - (history._time_buckets(v_oldest))[1] / 2 + 1;
         -- The first slice: the hours that hold p_count matches if they are
         -- spread evenly over the table's hours and rows (a list's share of
         -- them); each next one from the matches found so far, at most twice
@@ -173,10 +175,16 @@ BEGIN
             v_width := 1;
         ELSE
             v_share := least(coalesce(v_set_rows / v_total, 1), 1);  -- all of an agent's, or a list too long to estimate: 1
-            v_width := least(pg_catalog.ceil(1.25 * p_count / greatest(v_matches * v_share, 1)
-                                             * ((history._time_buckets(v_newest))[1] / 2
-                                                - (history._time_buckets(v_oldest))[1] / 2 + 1)),
-                             1e9);
+            v_width := least(pg_catalog.ceil(1.25 * p_count / greatest(v_matches * v_share, 1) * v_hours), 1e9);
+            -- A long list's slice fetches every conversation's matches in its
+            -- hours (M / hours each): when that is many rows, start with
+            -- about 20 000 of them. Matches are rarely spread evenly (the
+            -- 2 000-conversation set at 10M holds 2-3x its average in the
+            -- newest hours), and a first slice too wide costs every row
+            -- fetched; one too narrow costs only one more scan.
+            IF NOT v_short_list THEN
+                v_width := least(v_width, pg_catalog.ceil(20000 * v_hours / greatest(v_matches, 1)));
+            END IF;
         END IF;
         PERFORM pg_catalog.set_config('enable_indexscan', 'off', true);
         v_hours_read := 0;
@@ -210,10 +218,20 @@ BEGIN
                      || ARRAY(SELECT 2 * d + 1 FROM pg_catalog.generate_series(v_low_day, v_high_day) d)
                      || ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(24 * (v_high_day + 1), v_hour) h)
                 ELSE ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, v_hour) h) END;
+            -- A long list ANDed through the conversations' index costs a read
+            -- of all the list's rows (S) for each slice, whatever its hours;
+            -- filtering the slice's matches costs each fetched row (about
+            -- eight index entries' worth). The planner weighs them with its
+            -- own S, which can be many times too big or too small, so the
+            -- choice is made here ("+ 0" keeps the index out).
+            v_slice_filters := CASE WHEN NOT v_short_list AND v_set_rows >= 8 * v_width * v_matches / v_hours
+                THEN 'd.document @@ $1
+               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)' || v_other_filters
+                ELSE v_filters END;
             EXECUTE 'SELECT ARRAY(
                 SELECT d FROM history.message_search_documents d
                  WHERE history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
-                   AND ' || v_filters || '
+                   AND ' || v_slice_filters || '
                  ORDER BY d.sent_at DESC, d.message_id DESC
                  LIMIT $8)'
                INTO v_slice

@@ -4,7 +4,7 @@
 -- visible windows when given (the count counts only rows inside them).
 -- Small thresholds force each strategy on a small world.
 BEGIN;
-SELECT plan(50);
+SELECT plan(56);
 
 -- The agent reads three conversations; a fourth it never joined. It left
 -- the busiest one, n-a, on Feb 2 and came back on Feb 3 at noon. Messages
@@ -64,6 +64,14 @@ RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
       FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, NULL, false, p_authors,
                                    p_after, p_before, p_count, p_strategy) $$;
+
+CREATE FUNCTION pg_temp.planner_rows(p_conversation bigint) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE v_plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)'
+       INTO v_plan USING ARRAY[p_conversation];
+    RETURN (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+END $$;
 
 -- The same inside windows: p_windows per listed conversation, or (p_member)
 -- the agent's membership intervals.
@@ -222,6 +230,52 @@ RESET TimeZone;
 
 SELECT throws_ok($$ SELECT pg_temp.got_in('hazel', (SELECT convs FROM windows), ARRAY['{(,)}']::tstzmultirange[], false, 5, NULL) $$,
                  'HS001', NULL, 'windows not one per conversation: HS001');
+
+-- A long list: 300 more small conversations (two messages each), so the list
+-- is not tested inside the text index. Chosen by estimate (the list's rows
+-- from history._listed_rows, slices sized from them, the list ANDed through
+-- its index or filtered) or forced: the same rows.
+DO $more$
+BEGIN
+    FOR k IN 1 .. 300 LOOP
+        PERFORM history.upsert_conversation(pg_catalog.format('n-l-%s', k), 'group');
+        PERFORM history.add_member(pg_catalog.format('n-l-%s', k), 'n-bot', '2026-01-01 00:00+00');
+        PERFORM history.post_message(pg_catalog.format('n-l-%s-1', k), pg_catalog.format('n-l-%s', k), 'n-bot',
+                                     'hazel walnut', timestamptz '2026-02-01 00:00+00' + k * interval '7 minutes');
+        PERFORM history.post_message(pg_catalog.format('n-l-%s-2', k), pg_catalog.format('n-l-%s', k), 'n-bot',
+                                     'pecan', timestamptz '2026-02-01 00:00+00' + k * interval '11 minutes');
+    END LOOP;
+END
+$more$;
+ANALYZE history.message_search_documents, history.conversations;
+CREATE TEMP TABLE long_list AS
+SELECT ARRAY(SELECT conversation_key FROM history.conversations
+              WHERE conversation_id LIKE 'n-l-%' OR conversation_id IN ('n-a', 'n-b', 'n-c') ORDER BY 1) AS convs,
+       (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'n-l-7') AS small;
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 3, NULL),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 3),
+          'a long list, few wanted of many matches, chosen by estimate (slices): the same rows');
+SELECT is(pg_temp.got('hazel', (SELECT convs FROM long_list), NULL, NULL, NULL, 200, NULL),
+          pg_temp.expected('hazel', (SELECT convs FROM long_list), NULL, NULL, NULL, 200),
+          'a long list, many wanted, chosen by estimate: the same rows');
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40, 'slice'),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40),
+          'a long list in slices: the same rows');
+
+-- The list's rows: ANALYZE's count of distinct conversations comes from a
+-- sample and can be far too small (set here to 3, with one most common
+-- value); the conversations' count is a floor under it, so one small
+-- conversation is estimated small where the planner takes it to hold as many
+-- rows as the busiest.
+SELECT cmp_ok(history._listed_rows(ARRAY[(SELECT small FROM long_list)], 1000), '<=', 10::float8,
+              'one small conversation of a thousand rows: a small estimate');
+ALTER TABLE history.message_search_documents ALTER COLUMN conversation_key SET (n_distinct = 3),
+                                             ALTER COLUMN conversation_key SET STATISTICS 1;
+ANALYZE history.message_search_documents;
+SELECT cmp_ok(pg_temp.planner_rows((SELECT small FROM long_list)), '>', 50::float8,
+              'with a distinct count of 3 the planner takes one small conversation to hold as many rows as the busiest');
+SELECT cmp_ok(history._listed_rows(ARRAY[(SELECT small FROM long_list)], 1000), '<=', 10::float8,
+              'with a distinct count of 3, the conversations'' count keeps the estimate small');
 
 SELECT * FROM finish();
 ROLLBACK;
