@@ -5,9 +5,11 @@ ingest figure and size is present and numeric, that the bulk-loaded world is
 consistent, and that the last printed line is the summary in its fixed form.
 """
 
+import collections
 import io
 import json
 import math
+import random
 import re
 
 import psycopg
@@ -33,6 +35,34 @@ def test_world_is_deterministic():
     pa, pb = corpus.plan_messages(a), corpus.plan_messages(b)
     assert pa.sent == pb.sent and pa.sources == pb.sources and pa.deleted == pb.deleted
     assert max(pa.sent) < a.anchor
+
+
+def test_chunked_bodies_are_one_sequential_generators():
+    """The bulk load's workers, each starting a chunk from a recorded state,
+    write the bodies one generator writes in a single pass over all messages."""
+    world = corpus.build_world(3000, seed=7, anchor=1.7e9)
+    plan = corpus.plan_messages(world)
+    n = len(plan.sent)
+    assert plan.edited and plan.deleted
+    rows = corpus._MessageRows(plan, world.vocabulary, [float(r + 1) for r in range(len(world.vocabulary))],
+                               (4, 24), {})
+
+    chunk = 250
+    with corpus._RowWorkers(rows, 1) as inline:
+        (whole,) = inline.imap(corpus._event_block, [(0, n, random.Random("bodies").getstate())])
+    with corpus._RowWorkers(rows, 2) as pool:
+        states = pool.start(corpus._chunk_states, ("bodies", chunk))()
+        assert len(states) == math.ceil(n / chunk)
+        tasks = [(start, min(start + chunk, n), state) for start, state in zip(range(0, n, chunk), states)]
+        parts = list(pool.imap(corpus._event_block, tasks))
+    assert "".join(p[0] for p in parts) == whole[0]
+    assert sum(p[1] for p in parts) == n
+    edit_bodies, live_words = {}, collections.Counter()
+    for p in parts:
+        edit_bodies.update(p[2])
+        live_words.update(p[3])
+    assert edit_bodies == whole[2] and set(edit_bodies) == set(plan.edited)
+    assert list(live_words.items()) == list(whole[3].items())  # counts and first-seen order
 
 
 def test_percentile():

@@ -20,7 +20,9 @@ have written (see docs/benchmarks.md, "Why the bulk path is equivalent").
 Secondary indexes of the loaded tables are dropped and recreated from their
 own ``pg_get_indexdef`` inside the transaction; foreign-key triggers are
 skipped (``session_replication_role = replica``) and the references are
-checked once, set-wise, before commit.
+checked once, set-wise, before commit. Worker processes write the messages'
+and events' lines in chunks; the text is still that of one sequential
+generator (see ``_chunk_states``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import bisect
 import datetime as dt
 import io
 import math
+import multiprocessing
+import os
 import random
 import sys
 import time
@@ -310,19 +314,146 @@ _LOADED_TABLE_LIST = ", ".join(f"history.{table}" for table in LOADED_TABLES)
 
 
 def _copy(cur: Any, table: str, columns: str, rows: Iterable[str], total: int, out: IO[str] | None) -> None:
+    """COPY ``rows`` (one line each) into ``history.<table>``."""
+    def blocks() -> Iterator[tuple[str, int]]:
+        buf: list[str] = []
+        for line in rows:
+            buf.append(line)
+            if len(buf) == 20000:
+                yield "".join(buf), len(buf)
+                buf = []
+        yield "".join(buf), len(buf)
+    _copy_blocks(cur, table, columns, blocks(), total, out)
+
+
+def _copy_blocks(cur: Any, table: str, columns: str, blocks: Iterable[tuple[str, int]], total: int,
+                 out: IO[str] | None) -> None:
+    """COPY ``blocks`` (each a text of lines and its line count) into ``history.<table>``."""
     prog = _Progress(out, total, table)
-    buf = io.StringIO()
     n = 0
     with cur.copy(f"COPY history.{table} ({columns}) FROM STDIN") as cp:
-        for line in rows:
-            buf.write(line)
-            n += 1
-            if n % 20000 == 0:
-                cp.write(buf.getvalue())
-                buf = io.StringIO()
-                prog.update(n)
-        cp.write(buf.getvalue())
+        for text, lines in blocks:
+            cp.write(text)
+            n += lines
+            prog.update(n)
     prog.done()
+
+
+# ------------------------------------------------- message rows, in parallel
+# At 10M messages, generating the messages' and events' lines in Python was
+# the largest part of the bulk load, and one process did it. Worker processes
+# now generate them in chunks of _CHUNK messages. The bodies are still those
+# of one sequential generator, so a world's corpus does not depend on the
+# chunking or the number of processes: a first pass makes exactly the draws
+# each body makes, without building its words, and records the generator's
+# state at the start of each chunk (tests/test_bench.py checks the equality).
+_CHUNK = 100_000
+
+
+@dataclass
+class _MessageRows:
+    """What the workers read; inherited through fork, never pickled."""
+    plan: MessagePlan
+    vocab: list[str]
+    cum: list[float]
+    body_words: tuple[int, int]
+    current_event: dict[int, int]  # edited or deleted message -> its latest event's key
+
+
+_ROWS: _MessageRows | None = None  # set while a load's workers run
+
+
+def _draw_body(rng: random.Random, rows: _MessageRows) -> tuple[str, set[str]]:
+    words = rng.choices(rows.vocab, cum_weights=rows.cum, k=rng.randint(*rows.body_words))
+    return " ".join(words), set(words)
+
+
+def _skip_body(rng: random.Random, body_words: tuple[int, int]) -> None:
+    # The draws of _draw_body: randint's, then one random() per word, which
+    # takes two of the generator's 32-bit words, as getrandbits(64) does.
+    rng.getrandbits(64 * rng.randint(*body_words))
+
+
+def _chunk_states(task: tuple[str, int]) -> list[tuple[Any, ...]]:
+    """The state of the body generator seeded ``seed`` at the first message of each chunk."""
+    seed, chunk = task
+    rows = _ROWS
+    assert rows is not None
+    rng = random.Random(seed)
+    states = []
+    edited = rows.plan.edited
+    for i in range(len(rows.plan.sent)):
+        if i % chunk == 0:
+            states.append(rng.getstate())
+        _skip_body(rng, rows.body_words)
+        if i + 1 in edited:
+            _skip_body(rng, rows.body_words)
+    return states
+
+
+def _message_block(task: tuple[int, int]) -> tuple[str, int]:
+    start, stop = task
+    rows = _ROWS
+    assert rows is not None
+    plan, current = rows.plan, rows.current_event
+    return "".join(f"{i + 1}\tmsg-{i + 1:09d}\t{plan.conv[i]}\t{plan.author[i]}\t{_ts(plan.sent[i])}"
+                   f"\t{current.get(i + 1, i + 1)}\n" for i in range(start, stop)), stop - start
+
+
+def _event_block(task: tuple[int, int, tuple[Any, ...]]) -> tuple[str, int, dict[int, str], Counter[str]]:
+    """The created events of messages start..stop-1, their edits' bodies, and
+    the document frequencies of their live bodies."""
+    start, stop, state = task
+    rows = _ROWS
+    assert rows is not None
+    plan = rows.plan
+    rng = random.Random()
+    rng.setstate(state)
+    lines = []
+    edit_bodies: dict[int, str] = {}
+    live_words: Counter[str] = Counter()
+    for i in range(start, stop):
+        m = i + 1
+        text, words = _draw_body(rng, rows)
+        if m in plan.edited:
+            edit_bodies[m], words = _draw_body(rng, rows)
+        if m not in plan.deleted:
+            live_words.update(words)
+        lines.append(f"{m}\t{m}\tcreated\t{_escape(text)}\t{_ts(plan.sent[i])}\n")
+    return "".join(lines), stop - start, edit_bodies, live_words
+
+
+class _RowWorkers:
+    """A pool of forked processes running _message_block and _event_block.
+
+    Fork it before opening any connection: a child must not inherit one.
+    """
+
+    def __init__(self, rows: _MessageRows, processes: int):
+        global _ROWS
+        _ROWS = rows
+        self.pool = multiprocessing.get_context("fork").Pool(processes) if processes > 1 else None
+
+    def start(self, fn: Callable[[Any], Any], task: Any) -> Callable[[], Any]:
+        """Start ``fn(task)`` in a worker; returns the function that waits for its result."""
+        if self.pool is None:
+            result = fn(task)
+            return lambda: result
+        return self.pool.apply_async(fn, (task,)).get
+
+    def imap(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+        """``fn`` over ``tasks``, results in the tasks' order."""
+        return self.pool.imap(fn, tasks) if self.pool is not None else map(fn, tasks)
+
+    def __enter__(self) -> "_RowWorkers":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _ROWS
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+        _ROWS = None
 
 
 def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
@@ -332,19 +463,23 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
 
     started = time.monotonic()
     plan = plan_messages(world)
-    t_plan = time.monotonic() - started
-    rng = random.Random(f"bodies-{world.seed}-{world.n_messages}")
-    vocab = world.vocabulary
-    cum = list(_cumulative(1.0 / (r + 1) ** 1.07 for r in range(len(vocab))))
     n = len(plan.sent)
+    # Events: created events take keys 1..n (key = message key); edits
+    # then deletes follow, so each message's latest event has its largest key.
+    edit_keys = {m: n + i + 1 for i, m in enumerate(sorted(plan.edited))}
+    delete_keys = {m: n + len(edit_keys) + i + 1 for i, m in enumerate(sorted(plan.deleted))}
+    vocab = world.vocabulary
+    rows = _MessageRows(plan, vocab, list(_cumulative(1.0 / (r + 1) ** 1.07 for r in range(len(vocab)))),
+                        body_words, {**edit_keys, **delete_keys})
+    t_plan = time.monotonic() - started
     doc_freq: Counter[str] = Counter()
 
-    def body() -> tuple[str, set[str]]:
-        words = rng.choices(vocab, cum_weights=cum, k=rng.randint(*body_words))
-        return " ".join(words), set(words)
-
-    with psycopg.connect(dsn, autocommit=False) as conn, conn.cursor() as cursor:
+    # The row workers fork before the connection opens (see _RowWorkers).
+    with _RowWorkers(rows, min(2, os.cpu_count() or 1)) as row_workers, \
+            psycopg.connect(dsn, autocommit=False) as conn, conn.cursor() as cursor:
         cur: Any = cursor
+        # A worker finds the body generator's chunk states while the world's tables load.
+        chunk_states = row_workers.start(_chunk_states, (f"bodies-{world.seed}-{world.n_messages}", _CHUNK))
         cur.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
         if not cur.fetchone()[0]:
             raise RuntimeError("the bulk load needs a superuser connection")
@@ -388,37 +523,25 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         _copy(cur, "identity_proofs", "proof_key, proof_id, account_a_key, account_b_key, verified_at",
               (f"{k}\t{pid}\t{a}\t{b}\t{_ts(v)}\n" for k, pid, a, b, v in world.proofs), len(world.proofs), out)
 
-        # Events: created events take keys 1..n (key = message key); edits
-        # then deletes follow, so each message's latest event has its largest key.
-        edit_keys = {m: n + i + 1 for i, m in enumerate(sorted(plan.edited))}
-        delete_keys = {m: n + len(edit_keys) + i + 1 for i, m in enumerate(sorted(plan.deleted))}
-
-        def current(m: int) -> int:
-            return delete_keys.get(m) or edit_keys.get(m) or m
-
-        _copy(cur, "messages", "message_key, message_id, conversation_key, author_key, sent_at, current_event_key",
-              (f"{i + 1}\tmsg-{i + 1:09d}\t{plan.conv[i]}\t{plan.author[i]}\t{_ts(plan.sent[i])}\t{current(i + 1)}\n"
-               for i in range(n)), n, out)
+        chunks = [(start, min(start + _CHUNK, n)) for start in range(0, n, _CHUNK)]
+        _copy_blocks(cur, "messages",
+                     "message_key, message_id, conversation_key, author_key, sent_at, current_event_key",
+                     row_workers.imap(_message_block, chunks), n, out)
 
         edit_bodies: dict[int, str] = {}
 
-        def events() -> Iterator[str]:
-            for i in range(n):
-                m = i + 1
-                text, words = body()
-                if m in plan.edited:
-                    new_text, new_words = body()
-                    edit_bodies[m] = new_text
-                    words = new_words
-                if m not in plan.deleted:
-                    doc_freq.update(words)
-                yield f"{m}\t{m}\tcreated\t{_escape(text)}\t{_ts(plan.sent[i])}\n"
-            for m, k in edit_keys.items():
-                yield f"{k}\t{m}\tedited\t{_escape(edit_bodies[m])}\t{_ts(plan.edited[m])}\n"
-            for m, k in delete_keys.items():
-                yield f"{k}\t{m}\tdeleted\t\\N\t{_ts(plan.deleted[m])}\n"
-        _copy(cur, "message_events", "event_key, message_key, event_kind, body, occurred_at", events(),
-              n + len(edit_keys) + len(delete_keys), out)
+        def events() -> Iterator[tuple[str, int]]:
+            for text, lines, chunk_edit_bodies, live_words in row_workers.imap(
+                    _event_block, [(start, stop, state) for (start, stop), state in zip(chunks, chunk_states())]):
+                edit_bodies.update(chunk_edit_bodies)
+                doc_freq.update(live_words)
+                yield text, lines
+            yield "".join(f"{k}\t{m}\tedited\t{_escape(edit_bodies[m])}\t{_ts(plan.edited[m])}\n"
+                          for m, k in edit_keys.items()), len(edit_keys)
+            yield "".join(f"{k}\t{m}\tdeleted\t\\N\t{_ts(plan.deleted[m])}\n"
+                          for m, k in delete_keys.items()), len(delete_keys)
+        _copy_blocks(cur, "message_events", "event_key, message_key, event_kind, body, occurred_at", events(),
+                     n + len(edit_keys) + len(delete_keys), out)
 
         _copy(cur, "message_sources", "message_key, source_key",
               (f"{m}\t{s}\n" for m, srcs in plan.sources.items() for s in srcs),
