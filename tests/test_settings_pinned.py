@@ -139,3 +139,28 @@ def test_hostile_session_settings_change_no_result_no_audit_value_no_error(db_ds
         want = error_text(runtime_plain, stmt, args)
         assert error_text(runtime_hostile, stmt, args) == want
         assert "Chatham" not in str(want) and "+12:45" not in str(want)
+
+
+def test_no_search_statement_starts_parallel_workers(db_dsn):
+    """A caller that makes parallel plans free still gets none inside search_history:
+    worker start-up costs more than any of its bounded passes (docs/benchmarks.md)."""
+    with psycopg.connect(db_dsn, autocommit=True) as admin:
+        build_world(admin)
+        run = admin.execute("SELECT history.begin_run('bot', 'ops', 'alice', 'm7')").fetchone()[0]
+        plans: list[str] = []
+        admin.add_notice_handler(lambda d: plans.append(d.message_primary or ""))
+        # auto_explain at WARNING: the level search_history lets through to the client.
+        admin.execute("LOAD 'auto_explain'")
+        for setting in ["auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on",
+                        "auto_explain.log_level = warning", "parallel_setup_cost = 0", "parallel_tuple_cost = 0",
+                        "min_parallel_table_scan_size = 0", "min_parallel_index_scan_size = 0",
+                        "max_parallel_workers_per_gather = 4"]:
+            admin.execute(f"SET {setting}")
+        # The same session's own statements do go parallel: the settings bite.
+        admin.execute("SELECT count(*) FROM history.message_search_documents WHERE document @@ 'deploy'")
+        assert any("Gather" in p for p in plans), plans
+        plans.clear()
+        admin.execute(SEARCH, (run, QUERY, "2026-02-01 00:00:00+00", "2026-03-01 00:00:00+00"))
+        searched = [p for p in plans if "_newest_matches" in p or "message_search_documents" in p]
+        assert searched, plans
+        assert not [p for p in plans if "Gather" in p or "Parallel" in p]

@@ -234,8 +234,10 @@ SELECT d.message_key
 # F's settings (the SET clauses of search_history and the plan_cache_mode it
 # switches to for its candidate passes), so the floors run F's plans under
 # F's conditions: no JIT (compiling costs more than any plan here saves),
-# work_mem 32MB, and custom plans for _newest_matches' nested statements.
-_F_SETTINGS = ["SET jit = off", "SET work_mem = '32MB'", "SET plan_cache_mode = force_custom_plan"]
+# work_mem 32MB, no parallel workers, and custom plans for _newest_matches'
+# nested statements.
+_F_SETTINGS = ["SET jit = off", "SET work_mem = '32MB'", "SET max_parallel_workers_per_gather = 0",
+               "SET plan_cache_mode = force_custom_plan"]
 SHAPE_SESSION = {"B1": _F_SETTINGS, "B1r": _F_SETTINGS}
 
 SHAPE_SQL = {"F": _F_SQL, "B1": _B1_SQL, "B1r": _B1R_SQL, "B0": _B0_SQL, "P1": _P1_SQL, "P2": _P2_SQL}
