@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import io
 import math
 import multiprocessing
 import os
