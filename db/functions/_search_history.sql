@@ -30,9 +30,9 @@ SET standard_conforming_strings = on
 SET work_mem = '32MB'
 -- Steps 4 and 5 switch to custom plans, the rest to generic ones (see there).
 SET plan_cache_mode = auto
--- Every pass is bounded by its caps: starting parallel workers cost 15-25 ms
--- per statement at 10M (more than the work they share), and under concurrent
--- searches they only take cores from the other searches (docs/benchmarks.md).
+-- Every pass is bounded by its caps: a parallel plan added 14-28 ms to a
+-- search at 10M (more than the work its workers share), and under concurrent
+-- searches workers only take cores from the other searches (docs/benchmarks.md).
 SET max_parallel_workers_per_gather = 0
 AS $function$
 DECLARE
