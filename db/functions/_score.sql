@@ -65,8 +65,9 @@ BEGIN
           FROM ROWS FROM (unnest(p_message_keys), unnest(p_documents), unnest(p_authors),
                           unnest(p_conversations), unnest(p_sent_at))
                AS c(message_key, document, author_key, conversation_key, sent_at)
-    ), term AS (
-        -- each query term as a one-lexeme tsquery (quoted: its text is never parsed as operators)
+    ), term AS MATERIALIZED (
+        -- each query term as a one-lexeme tsquery (quoted: its text is never parsed as operators);
+        -- materialized, so each is built once, not once per candidate it is tested against
         SELECT t.ord, t.lexeme,
                ('''' || replace(replace(t.lexeme, chr(92), chr(92) || chr(92)), '''', '''''') || '''')::tsquery AS query
           FROM unnest(p_terms) WITH ORDINALITY t(lexeme, ord)
