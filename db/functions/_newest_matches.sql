@@ -112,7 +112,7 @@ DECLARE
                AND ($5 IS NULL OR d.author_key = ANY ($5))
                AND ($6 IS NULL OR d.sent_at >= $6) AND ($7 IS NULL OR d.sent_at < $7)';
     v_filters text := 'd.document @@ $1' || v_list_test || v_other_filters;
-    v_slice_filters text;  -- v_filters for one slice
+    v_slice_filters text;  -- v_filters for one slice, its list test perhaps unindexed
 BEGIN
     IF p_windows IS NOT NULL
        AND (p_conversations IS NULL OR pg_catalog.cardinality(p_windows) <> pg_catalog.cardinality(p_conversations)) THEN
@@ -225,10 +225,10 @@ BEGIN
             -- eight index entries' worth). The planner weighs them with its
             -- own S, which can be many times too big or too small, so when
             -- the list is the bigger read, "+ 0" keeps its index out.
-            v_slice_filters := CASE WHEN NOT v_short_list AND v_set_rows >= 8 * v_width * v_matches / v_hours
-                THEN 'd.document @@ $1
-               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)' || v_other_filters
-                ELSE v_filters END;
+            v_slice_filters := 'd.document @@ $1'
+                || CASE WHEN NOT v_short_list AND v_set_rows >= 8 * v_width * v_matches / v_hours THEN '
+               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)' ELSE v_list_test END
+                || v_other_filters;
             EXECUTE 'SELECT ARRAY(
                 SELECT d FROM history.message_search_documents d
                  WHERE history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
