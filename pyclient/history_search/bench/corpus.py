@@ -362,6 +362,11 @@ class _MessageRows:
 _ROWS: _MessageRows | None = None  # set while a load's workers run
 
 
+def _shared_rows() -> _MessageRows:
+    assert _ROWS is not None, "only inside _RowWorkers"
+    return _ROWS
+
+
 def _draw_body(rng: random.Random, rows: _MessageRows) -> tuple[str, set[str]]:
     words = rng.choices(rows.vocab, cum_weights=rows.cum, k=rng.randint(*rows.body_words))
     return " ".join(words), set(words)
@@ -376,8 +381,7 @@ def _skip_body(rng: random.Random, body_words: tuple[int, int]) -> None:
 def _chunk_states(task: tuple[str, int]) -> list[tuple[Any, ...]]:
     """The state of the body generator seeded ``seed`` at the first message of each chunk."""
     seed, chunk = task
-    rows = _ROWS
-    assert rows is not None
+    rows = _shared_rows()
     rng = random.Random(seed)
     states = []
     edited = rows.plan.edited
@@ -392,8 +396,7 @@ def _chunk_states(task: tuple[str, int]) -> list[tuple[Any, ...]]:
 
 def _message_block(task: tuple[int, int]) -> tuple[str, int]:
     start, stop = task
-    rows = _ROWS
-    assert rows is not None
+    rows = _shared_rows()
     plan, current = rows.plan, rows.current_event
     return "".join(f"{i + 1}\tmsg-{i + 1:09d}\t{plan.conv[i]}\t{plan.author[i]}\t{_ts(plan.sent[i])}"
                    f"\t{current.get(i + 1, i + 1)}\n" for i in range(start, stop)), stop - start
@@ -403,8 +406,7 @@ def _event_block(task: tuple[int, int, tuple[Any, ...]]) -> tuple[str, int, dict
     """The created events of messages start..stop-1, their edits' bodies, and
     the document frequencies of their live bodies."""
     start, stop, state = task
-    rows = _ROWS
-    assert rows is not None
+    rows = _shared_rows()
     plan = rows.plan
     rng = random.Random()
     rng.setstate(state)
