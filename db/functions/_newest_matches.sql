@@ -135,14 +135,16 @@ BEGIN
             -- Rows each reads or fetches (a compressed posting costs ~1/50 of
             -- a fetched row, a time key's ~1/100, a bitmap entry ~1/4): text,
             -- for a short list (tested inside the text index) the list's
-            -- matches and M postings, else the list's matches and the M + S
-            -- bitmap entries ANDed (at 10M, 115 000 and 54 000 of them took
-            -- 30 ms where slices took 110); a walk (at most 1000
+            -- matches and the M + S postings it intersects (a list holding two
+            -- big channels, S = 2 000 000, took 52 ms in the index at 10M for
+            -- M = 40 000, where slices took 21), else the list's matches and
+            -- the M + S bitmap entries ANDed (at 10M, 115 000 and 54 000 of
+            -- them took 30 ms where slices took 110); a walk (at most 1000
             -- conversations), about p_count / density, at most S, plus a
             -- descent per conversation; slices, the list's matches in the
             -- hours that hold p_count (for a longer list all conversations'
             -- matches there), those hours' time postings and a few scans.
-            v_costs := ARRAY[CASE WHEN v_short_list THEN v_matches * v_set_rows / v_total + v_matches / 50
+            v_costs := ARRAY[CASE WHEN v_short_list THEN v_matches * v_set_rows / v_total + (v_matches + v_set_rows) / 50
                                   ELSE v_matches * v_set_rows / v_total + (v_matches + v_set_rows) / 4 END,
                              CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000
                                   THEN least(v_set_rows, p_count * v_total / v_matches)
