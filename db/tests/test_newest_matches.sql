@@ -4,7 +4,7 @@
 -- visible windows when given (the count counts only rows inside them).
 -- Small thresholds force each strategy on a small world.
 BEGIN;
-SELECT plan(56);
+SELECT plan(69);
 
 -- The agent reads three conversations; a fourth it never joined. It left
 -- the busiest one, n-a, on Feb 2 and came back on Feb 3 at noon. Messages
@@ -230,6 +230,8 @@ RESET TimeZone;
 
 SELECT throws_ok($$ SELECT pg_temp.got_in('hazel', (SELECT convs FROM windows), ARRAY['{(,)}']::tstzmultirange[], false, 5, NULL) $$,
                  'HS001', NULL, 'windows not one per conversation: HS001');
+SELECT throws_ok($$ SELECT pg_temp.got('hazel', NULL, NULL, NULL, NULL, 5, 'slice:bogus') $$,
+                 'HS001', 'unknown strategy ''slice:bogus''', 'an unknown strategy: HS001');
 
 -- A long list: 300 more small conversations (two messages each), so the list
 -- is not tested inside the text index. Chosen by estimate (the list's rows
@@ -261,6 +263,31 @@ SELECT is(pg_temp.got('hazel', (SELECT convs FROM long_list), NULL, NULL, NULL, 
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40, 'slice'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40),
           'a long list in slices: the same rows');
+-- Each way a long list's slice is read (ANDed with the list's rows in the
+-- slice's hours, filtered by the list, or the list's rows tested for the
+-- text): the same rows, with filters and inside windows too.
+SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40, s),
+          pg_temp.expected('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40),
+          'a long list, ' || s || ': the same rows')
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM long_list), ARRAY[(SELECT bot FROM keys)],
+                      '2026-02-01 10:00+00', '2026-02-02 08:00+00', 10, s),
+          pg_temp.expected('pecan', (SELECT convs FROM long_list), ARRAY[(SELECT bot FROM keys)],
+                           '2026-02-01 10:00+00', '2026-02-02 08:00+00', 10),
+          'a long list, ' || s || ': author and time filters')
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM long_list), NULL, true, 300, s),
+          pg_temp.expected_in('walnut | pecan', (SELECT convs FROM long_list), NULL, true, 300),
+          'a long list, membership windows, ' || s || ': the same rows')
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+SELECT is(pg_temp.got_in('hazel | pecan', (SELECT convs FROM long_list),
+                         ARRAY(SELECT '{[2026-02-01 06:00+00,2026-02-01 20:00+00)}'::tstzmultirange
+                                 FROM unnest((SELECT convs FROM long_list))), false, 30, s),
+          pg_temp.expected_in('hazel | pecan', (SELECT convs FROM long_list),
+                              ARRAY(SELECT '{[2026-02-01 06:00+00,2026-02-01 20:00+00)}'::tstzmultirange
+                                      FROM unnest((SELECT convs FROM long_list))), false, 30),
+          'a long list, given windows, ' || s || ': the same rows')
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
 
 -- The list's rows: ANALYZE's count of distinct conversations comes from a
 -- sample and can be far too small (set here to 3, with one most common
