@@ -143,8 +143,10 @@ BEGIN
             v_strategy := 'text';
         ELSIF pg_catalog.cardinality(p_conversations) <= 5000 THEN
             v_set_rows := history._listed_rows(p_conversations, v_total);
-            -- Rows each reads or fetches (a compressed posting costs ~1/50 of
-            -- a fetched row, a time key's ~1/100, a bitmap entry ~1/4): text,
+            -- Rows each reads or fetches (a compressed posting, a time key's
+            -- too, costs ~1/50 of a fetched row: at 10M a slice of 105 days,
+            -- two million time postings, took 46 ms in the index; a bitmap
+            -- entry ~1/4): text,
             -- for a short list (tested inside the text index) the list's
             -- matches and the M + S postings it intersects (a list holding two
             -- big channels, S = 2 000 000, took 52 ms in the index at 10M for
@@ -162,7 +164,7 @@ BEGIN
                                        + 10 * pg_catalog.cardinality(p_conversations)
                                   ELSE 'Infinity' END,
                              CASE WHEN v_short_list THEN 1.25 * p_count ELSE p_count * v_total / v_set_rows END
-                             + p_count * v_total * v_total / (v_matches * v_set_rows) / 100 + 200];
+                             + p_count * v_total * v_total / (v_matches * v_set_rows) / 50 + 200];
             v_strategy := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'slice'
                                WHEN v_costs[2] < v_costs[1] THEN 'walk' ELSE 'text' END;
         ELSE
