@@ -234,10 +234,10 @@ BEGIN
                      || ARRAY(SELECT 2 * d + 1 FROM pg_catalog.generate_series(v_low_day, v_high_day) d)
                      || ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(24 * (v_high_day + 1), v_hour) h)
                 ELSE ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, v_hour) h) END;
-            -- A long list's slice, read the cheapest way by the estimates (us
-            -- at 10M: a text-index entry 0.28, a descent of the list's
-            -- (conversation, sent_at) index per conversation 2.5 and an entry
-            -- of it 0.07, a row fetched and tested 1.3):
+            -- A long list's slice, read the cheapest way by the estimates
+            -- (microseconds at 10M: a text-index entry 0.28, a descent of the
+            -- list's (conversation, sent_at) index per conversation 2.5 and an
+            -- entry of it 0.07, a row fetched and tested 1.3):
             --  * and: the text index's slice ANDed with the list's rows in
             --    the slice's hours;
             --  * filter: the text index's slice, the list tested on each row
