@@ -260,24 +260,22 @@ BEGIN
                 v_slice_listed := v_set_rows * v_width / v_hours;
                 v_costs := ARRAY[0.28 * v_slice_matches + 2.5 * pg_catalog.cardinality(p_conversations)
                                  + 0.07 * v_slice_listed + 1.3 * v_slice_matches * v_set_rows / v_total,
-                                 1.58 * v_slice_matches,
+                                 (0.28 + 1.3) * v_slice_matches,
                                  2.5 * pg_catalog.cardinality(p_conversations) + 1.3 * v_slice_listed];
                 v_slice_read := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'listed'
                                      WHEN v_costs[2] < v_costs[1] THEN 'filter' ELSE 'and' END;
             END IF;
-            -- The slice's hours are keys of the text index (v_keys), or the
-            -- same hours as a range of sent_at ($10, $11) for the list's index.
-            v_slice_where := CASE v_slice_read
-                WHEN 'listed' THEN '(d.document @@ $1) IS TRUE' || v_list_test || '
-               AND d.sent_at >= $10 AND d.sent_at < $11'
-                WHEN 'filter' THEN 'history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
-               AND d.document @@ $1
-               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)'
-                WHEN 'and' THEN 'history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
-               AND d.document @@ $1' || v_list_test || '
-               AND d.sent_at >= $10 AND d.sent_at < $11'
-                ELSE 'history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
-               AND d.document @@ $1' || v_list_test END
+            -- Three independent parts: the text tested through the index with
+            -- the slice's hours as its keys (v_keys) or on each row; the list
+            -- tested through its index, or on each row; and, when the list's
+            -- index is read, the same hours as a range of sent_at ($10, $11).
+            v_slice_where := CASE WHEN v_slice_read = 'listed' THEN '(d.document @@ $1) IS TRUE'
+                                  ELSE 'history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
+               AND d.document @@ $1' END
+                || CASE WHEN v_slice_read = 'filter' THEN '
+               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)' ELSE v_list_test END
+                || CASE WHEN v_slice_read IN ('listed', 'and') THEN '
+               AND d.sent_at >= $10 AND d.sent_at < $11' ELSE '' END
                 || v_other_filters;
             EXECUTE 'SELECT ARRAY(
                 SELECT d FROM history.message_search_documents d
