@@ -128,8 +128,10 @@ CREATE TABLE history.conversation_authors (
     PRIMARY KEY (author_key, conversation_key)
 );
 
--- The projection's time-bucket keys, its hour and day (its text index holds them beside the document).
+-- The projection's time-bucket keys, its hour and day, and its (conversation,
+-- week) key (its text index holds them beside the document).
 \ir ../functions/_time_buckets.sql
+\ir ../functions/_conversation_weeks.sql
 
 -- The search projection: one row per live message, maintained in the same
 -- transaction as the canonical write. It is indexed and filtered on, never
@@ -143,13 +145,15 @@ CREATE TABLE history.message_search_documents (
     has_lineage      boolean NOT NULL,
     document         tsvector NOT NULL
 );
--- The text index, with each row's hour and day and its conversation beside
--- its lexemes: a scan for some terms in some hours (and conversations) yields
--- only those matches, so the newest matches of a frequent term cost about
--- what they return (history._newest_matches).
+-- The text index, with each row's hour and day, its conversation and its
+-- (conversation, week) beside its lexemes: a scan for some terms in some
+-- hours (or some conversations' weeks) yields only those matches, so the
+-- newest matches of a frequent term cost about what they return
+-- (history._newest_matches).
 -- fastupdate off: no pending list, so no insert ever pays for flushing one (a stall of 100+ ms).
 CREATE INDEX message_search_documents_document_idx ON history.message_search_documents
-    USING gin (document, history._time_buckets(sent_at), (ARRAY[conversation_key])) WITH (fastupdate = off);
+    USING gin (document, history._time_buckets(sent_at), (ARRAY[conversation_key]),
+               history._conversation_weeks(conversation_key, sent_at)) WITH (fastupdate = off);
 CREATE INDEX message_search_documents_order_idx ON history.message_search_documents (conversation_key, sent_at, message_id);
 -- Newest matches first across many conversations (search's bounded candidate scan).
 CREATE INDEX message_search_documents_recent_idx ON history.message_search_documents (sent_at, message_id);

@@ -39,7 +39,11 @@
 --    S = T for all of an agent's conversations; a long list whose S is
 --    small is ANDed through its index instead), at least an hour's, and
 --    reads about p_count * T * T / (M * S) compressed time postings,
---    whatever the table's size. A long list's slice is the text index's
+--    whatever the table's size. A short list's slice may instead name its
+--    conversations' weeks (history._conversation_weeks): whole weeks, but
+--    only the list's postings in them, about p_count * T / M, which is less
+--    when the list holds a small share of the rows (a big channel, say).
+--    A long list's slice is the text index's
 --    slice ANDed with the list's rows in those hours, or filtered by the
 --    list, or (when the query matches so much that the list holds fewer
 --    rows in those hours than it has matches) the list's rows in those
@@ -48,7 +52,8 @@
 --    order, at most min(50 * p_count, 50 000), filtered; if they hold
 --    p_count visible matches those are the newest p_count; else text.
 -- p_strategy forces one ('walk', 'slice', 'probe', 'text') for the tests, and
--- 'slice:and', 'slice:filter', 'slice:listed' a long list's slice read.
+-- 'slice:and', 'slice:filter', 'slice:listed' a long list's slice read,
+-- 'slice:weeks' a short list's slices by weeks.
 -- Called by search_history under plan_cache_mode = force_custom_plan.
 CREATE OR REPLACE FUNCTION history._newest_matches(
     p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
@@ -121,8 +126,10 @@ DECLARE
     v_slice_where text;    -- one slice's conditions
     v_slice_matches float8;  -- estimates for one slice: all conversations' matches in its hours,
     v_slice_listed  float8;  -- and the list's rows in them
+    v_low_week   bigint;    -- a weeks slice's weeks (weeks since 2000-01-01, hour 168 * week starts one)
+    v_high_week  bigint;
 BEGIN
-    IF p_strategy NOT IN ('text', 'walk', 'slice', 'slice:and', 'slice:filter', 'slice:listed', 'probe') THEN
+    IF p_strategy NOT IN ('text', 'walk', 'slice', 'slice:and', 'slice:filter', 'slice:listed', 'slice:weeks', 'probe') THEN
         RAISE EXCEPTION 'unknown strategy %', pg_catalog.quote_literal(p_strategy) USING ERRCODE = 'HS001';
     END IF;
     IF p_windows IS NOT NULL
@@ -143,6 +150,9 @@ BEGIN
             v_strategy := 'text';
         ELSIF pg_catalog.cardinality(p_conversations) <= 5000 THEN
             v_set_rows := history._listed_rows(p_conversations, v_total);
+            SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+              FROM history.message_search_documents d;  -- two index probes
+            v_hours := coalesce((history._time_buckets(v_newest))[1] / 2 - (history._time_buckets(v_oldest))[1] / 2 + 1, 1);
             -- Rows each reads or fetches (a compressed posting, a time key's
             -- too, costs ~1/50 of a fetched row: at 10M a slice of 105 days,
             -- two million time postings, took 46 ms in the index; a bitmap
@@ -156,7 +166,12 @@ BEGIN
             -- conversations), about p_count / density, at most S, plus a
             -- descent per conversation; slices, the list's matches in the
             -- hours that hold p_count (for a longer list all conversations'
-            -- matches there), those hours' time postings and a few scans.
+            -- matches there), those hours' time postings (a short list's
+            -- slices by weeks: the list's postings in those hours and a week
+            -- more, that week's matches, and a key per conversation and week,
+            -- each about as costly as 20 fetched rows: at 10M, one slice over
+            -- a 20-conversation list's weeks took 25 ms, where the whole
+            -- search without weeks took 8) and a few scans.
             v_costs := ARRAY[CASE WHEN v_short_list THEN v_matches * v_set_rows / v_total + (v_matches + v_set_rows) / 50
                                   ELSE v_matches * v_set_rows / v_total + (v_matches + v_set_rows) / 4 END,
                              CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000
@@ -164,7 +179,14 @@ BEGIN
                                        + 10 * pg_catalog.cardinality(p_conversations)
                                   ELSE 'Infinity' END,
                              CASE WHEN v_short_list THEN 1.25 * p_count ELSE p_count * v_total / v_set_rows END
-                             + p_count * v_total * v_total / (v_matches * v_set_rows) / 50 + 200];
+                             + least(p_count * v_total * v_total / (v_matches * v_set_rows) / 50,
+                                     CASE WHEN v_short_list
+                                          THEN 1.25 * p_count * v_total / v_matches / 50
+                                               + (v_set_rows / 50 + v_matches * v_set_rows / v_total) * 168 / v_hours
+                                               + 20 * pg_catalog.cardinality(p_conversations)
+                                                 * (1.25 * p_count * v_total / (v_matches * v_set_rows) * v_hours / 168 + 1)
+                                          ELSE 'Infinity' END)
+                             + 200];
             v_strategy := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'slice'
                                WHEN v_costs[2] < v_costs[1] THEN 'walk' ELSE 'text' END;
         ELSE
@@ -175,8 +197,10 @@ BEGIN
     IF v_strategy LIKE 'slice%' THEN
         -- The hours that can hold a match, newest first: from the newest
         -- row's (or p_before's) to the oldest row's (or p_after's).
-        SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
-          FROM history.message_search_documents d;  -- two index probes
+        IF v_newest IS NULL THEN
+            SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+              FROM history.message_search_documents d;  -- two index probes
+        END IF;
         IF v_newest IS NULL THEN
             RETURN;
         END IF;
@@ -225,19 +249,17 @@ BEGIN
                 v_found := v_found || v_slice;
                 EXIT;
             END IF;
-            -- The keys of hours v_hour - v_width + 1 .. v_hour: its whole days
-            -- by their day keys, the hours before and after them by theirs.
-            v_low_day := pg_catalog.ceil((v_hour - v_width + 1) / 24.0);
-            v_high_day := pg_catalog.floor((v_hour + 1) / 24.0) - 1;
-            v_keys := CASE WHEN v_low_day <= v_high_day
-                THEN ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, 24 * v_low_day - 1) h)
-                     || ARRAY(SELECT 2 * d + 1 FROM pg_catalog.generate_series(v_low_day, v_high_day) d)
-                     || ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(24 * (v_high_day + 1), v_hour) h)
-                ELSE ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, v_hour) h) END;
-            -- A long list's slice, read the cheapest way by the estimates
-            -- (microseconds at 10M: a text-index entry 0.28, a descent of the
-            -- list's (conversation, sent_at) index per conversation 2.5 and an
-            -- entry of it 0.07, a row fetched and tested 1.3):
+            -- How the slice is read. A short list's names the hours (and
+            -- days) with the list inside the index ('index'), or its
+            -- conversations' whole weeks ('weeks'), whichever reads fewer
+            -- postings and rows by the estimates: the hours' keys yield every
+            -- conversation's postings in them, the weeks' only the list's, but
+            -- over whole weeks (at 10M, a list holding a million-row channel
+            -- took 14 ms where the hours took 38). A long list's is read the
+            -- cheapest way by the estimates (microseconds at 10M: a text-index
+            -- entry 0.28, a descent of the list's (conversation, sent_at)
+            -- index per conversation 2.5 and an entry of it 0.07, a row
+            -- fetched and tested 1.3):
             --  * and: the text index's slice ANDed with the list's rows in
             --    the slice's hours;
             --  * filter: the text index's slice, the list tested on each row
@@ -249,8 +271,21 @@ BEGIN
             --    11 ms where "and" took 18).
             -- The planner weighs these with its own S, which can be many times
             -- too big or too small, so the choice is made here.
-            IF v_short_list OR p_conversations IS NULL THEN
-                v_slice_read := 'index';  -- the list inside the text index, or membership tests
+            v_low_week := (v_hour - v_width + 1 + 168 * 1000000) / 168 - 1000000;  -- rounded down
+            v_high_week := (v_hour + 168 * 1000000) / 168 - 1000000;
+            IF p_conversations IS NULL THEN
+                v_slice_read := 'index';  -- membership tests
+            ELSIF v_strategy = 'slice:weeks' THEN
+                v_slice_read := 'weeks';
+            ELSIF v_short_list THEN
+                v_slice_read := CASE
+                    WHEN v_matches IS NULL OR v_set_rows IS NULL THEN 'index'
+                    WHEN v_set_rows * (v_hour - 168 * v_low_week + 1) / v_hours / 50
+                         + v_matches * v_set_rows / v_total * (v_hour - 168 * v_low_week + 1) / v_hours
+                         + 20 * pg_catalog.cardinality(p_conversations) * (v_high_week - v_low_week + 1)
+                       < (v_total + v_set_rows) * v_width / v_hours / 50
+                         + v_matches * v_set_rows / v_total * v_width / v_hours THEN 'weeks'
+                    ELSE 'index' END;
             ELSIF v_strategy LIKE 'slice:%' THEN
                 v_slice_read := pg_catalog.substr(v_strategy, 7);
             ELSIF v_matches IS NULL OR v_set_rows IS NULL THEN
@@ -265,15 +300,39 @@ BEGIN
                 v_slice_read := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'listed'
                                      WHEN v_costs[2] < v_costs[1] THEN 'filter' ELSE 'and' END;
             END IF;
+            IF v_slice_read = 'weeks' THEN
+                v_width := v_hour - 168 * v_low_week + 1;
+            END IF;
+            -- The keys of hours v_hour - v_width + 1 .. v_hour: the listed
+            -- conversations' weeks, or its whole days by their day keys and
+            -- the hours before and after them by theirs.
+            v_low_day := pg_catalog.ceil((v_hour - v_width + 1) / 24.0);
+            v_high_day := pg_catalog.floor((v_hour + 1) / 24.0) - 1;
+            v_keys := CASE WHEN v_slice_read = 'weeks'
+                THEN ARRAY(SELECT (history._conversation_weeks(c.conversation_key,
+                                       pg_catalog.timezone('UTC', '2000-01-01'::timestamp + w * interval '7 days')))[1]
+                             FROM (SELECT DISTINCT x AS conversation_key FROM pg_catalog.unnest(p_conversations) x) c,
+                                  pg_catalog.generate_series(v_low_week, v_high_week) w)
+                WHEN v_low_day <= v_high_day
+                THEN ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, 24 * v_low_day - 1) h)
+                     || ARRAY(SELECT 2 * d + 1 FROM pg_catalog.generate_series(v_low_day, v_high_day) d)
+                     || ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(24 * (v_high_day + 1), v_hour) h)
+                ELSE ARRAY(SELECT 2 * h FROM pg_catalog.generate_series(v_hour - v_width + 1, v_hour) h) END;
             -- Three independent parts: the text tested through the index with
             -- the slice's hours as its keys (v_keys) or on each row; the list
             -- tested through its index, or on each row; and, when the list's
             -- index is read, the same hours as a range of sent_at ($10, $11).
+            -- A weeks slice's keys are the list's, and its newest week may
+            -- reach past v_hour (read already, or after p_before).
             v_slice_where := CASE WHEN v_slice_read = 'listed' THEN '(d.document @@ $1) IS TRUE'
+                                  WHEN v_slice_read = 'weeks' THEN 'history._conversation_weeks(d.conversation_key, d.sent_at) OPERATOR(pg_catalog.&&) $9
+               AND d.document @@ $1
+               AND d.sent_at < $11'
                                   ELSE 'history._time_buckets(d.sent_at) OPERATOR(pg_catalog.&&) $9
                AND d.document @@ $1' END
                 || CASE WHEN v_slice_read = 'filter' THEN '
-               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)' ELSE v_list_test END
+               AND (d.conversation_key OPERATOR(pg_catalog.+) 0) = ANY ($3)'
+                        WHEN v_slice_read = 'weeks' THEN '' ELSE v_list_test END
                 || CASE WHEN v_slice_read IN ('listed', 'and') THEN '
                AND d.sent_at >= $10 AND d.sent_at < $11' ELSE '' END
                 || v_other_filters;

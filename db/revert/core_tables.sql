@@ -5,6 +5,6 @@ DROP TABLE history.write_locks, history.search_settings, history.message_search_
     history.identity_proofs, history.message_lineage, history.message_sources,
     history.messages, history.message_events, history.memberships,
     history.conversations, history.accounts CASCADE;
-DROP FUNCTION history._time_buckets(timestamptz);
+DROP FUNCTION history._time_buckets(timestamptz), history._conversation_weeks(bigint, timestamptz);
 
 COMMIT;

@@ -4,7 +4,7 @@
 -- visible windows when given (the count counts only rows inside them).
 -- Small thresholds force each strategy on a small world.
 BEGIN;
-SELECT plan(69);
+SELECT plan(84);
 
 -- The agent reads three conversations; a fourth it never joined. It left
 -- the busiest one, n-a, on Feb 2 and came back on Feb 3 at noon. Messages
@@ -115,26 +115,28 @@ SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 25, 'text'),
 
 -- walk (per conversation, merged) and slice (hours of the text index newest
 -- first; forced, so the first slice is one hour and the next ones grow, whole
--- days among them, until the rest back to 2019 is read at once)
+-- days among them, until the rest back to 2019 is read at once; or the
+-- conversations' whole weeks)
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25, s),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 25),
           s || ': the newest 25 across three conversations, ties by message id')
-  FROM unnest(ARRAY['walk', 'slice']) s;
+  FROM unnest(ARRAY['walk', 'slice', 'slice:weeks']) s;
 SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
                       '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10, s),
           pg_temp.expected('pecan', (SELECT convs FROM keys), ARRAY[(SELECT ben FROM keys)],
                            '2026-02-02 00:00+00', '2026-02-03 00:00+00', 10),
           s || ': author and time filters')
-  FROM unnest(ARRAY['walk', 'slice']) s;
+  FROM unnest(ARRAY['walk', 'slice', 'slice:weeks']) s;
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 1000, s),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 1000),
           s || ': a count above the number of matches returns them all, back to the 2019 ones')
-  FROM unnest(ARRAY['walk', 'slice']) s;
+  FROM unnest(ARRAY['walk', 'slice', 'slice:weeks']) s;
 SELECT is(pg_temp.got('walnut | pecan', NULL, NULL, NULL, NULL, 60, 'slice'),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM keys), NULL, NULL, NULL, 60),
           'slice over the agent''s conversations (membership test): the newest 60');
-SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, '2019-06-03 00:00+00', 5, 'slice'),
-          ARRAY['n-old-2', 'n-old-1'], 'slice: before a time years back, the old matches alone');
+SELECT is(pg_temp.got('pecan', (SELECT convs FROM keys), NULL, NULL, '2019-06-03 00:00+00', 5, s),
+          ARRAY['n-old-2', 'n-old-1'], s || ': before a time years back, the old matches alone')
+  FROM unnest(ARRAY['slice', 'slice:weeks']) s;
 SELECT is(pg_temp.got('walnut', (SELECT convs FROM keys), NULL, '2030-01-01 00:00+00', NULL, 5, 'slice'), '{}',
           'slice: after the newest message, nothing');
 SELECT is(current_setting('enable_indexscan'), 'on', 'slices restore enable_indexscan');
@@ -174,11 +176,11 @@ SELECT is(pg_temp.got('hazel', NULL, NULL, NULL, NULL, 25, NULL),
 SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25, s),
           pg_temp.expected_in('walnut | pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 25),
           'given windows, ' || s || ': the newest 25 inside them')
-  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice', 'slice:weeks']) s;
 SELECT is(pg_temp.got_in('pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 300, s),
           pg_temp.expected_in('pecan', (SELECT convs FROM windows), (SELECT visible FROM windows), false, 300),
           'given windows, ' || s || ', count above the visible matches: all of them')
-  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice', 'slice:weeks']) s;
 
 -- The agent that left a busy conversation: its newest matches are all after
 -- it left; the cap of 5 counts only the ones it saw, so the newest 5 of
@@ -186,7 +188,7 @@ SELECT is(pg_temp.got_in('pecan', (SELECT convs FROM windows), (SELECT visible F
 SELECT is(pg_temp.got_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5, s),
           pg_temp.expected_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5),
           'left a busy conversation, ' || s || ': the newest 5 matches before leaving')
-  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice', 'slice:weeks']) s;
 SELECT is(cardinality(pg_temp.got_in('hazel', ARRAY[(SELECT busy FROM windows)], ARRAY['{[2026-01-01 00:00+00,2026-02-02 00:00+00)}']::tstzmultirange[], false, 5, 'probe')),
           5, 'left a busy conversation: five older matches, although every newer one is outside the window');
 SELECT ok((SELECT count(*) FROM history.message_search_documents d
@@ -198,7 +200,7 @@ SELECT ok((SELECT count(*) FROM history.message_search_documents d
 SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM keys), NULL, true, 25, s),
           pg_temp.expected_in('walnut | pecan', (SELECT convs FROM keys), NULL, true, 25),
           'membership windows, listed conversations, ' || s || ': the newest 25 inside them')
-  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice']) s;
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice', 'slice:weeks']) s;
 SELECT is(pg_temp.got_in('walnut | pecan', NULL, NULL, true, 25, s),
           pg_temp.expected_in('walnut | pecan', NULL, NULL, true, 25),
           'membership windows, all the agent''s conversations, ' || s || ': the newest 25 inside them')
@@ -226,6 +228,22 @@ SELECT is((SELECT array_agg(message_id ORDER BY message_id) FROM history.message
 SELECT is((SELECT array_agg(message_id ORDER BY message_id) FROM history.message_search_documents
             WHERE history._time_buckets(sent_at) && ARRAY[2 * (24 * ('2019-06-01'::date - '2000-01-01'::date) + 12)]::bigint[]),
           ARRAY['n-old-1'], 'the text index finds a row by its hour');
+-- The (conversation, week) keys: weeks of seven UTC days from Saturday 2000-01-01, before it too.
+SELECT is(history._conversation_weeks(7, '2000-01-07 23:59:59.999999+00') || history._conversation_weeks(7, '2000-01-08 00:00+00')
+          || history._conversation_weeks(7, '1999-12-31 23:59+00') || history._conversation_weeks(8, '2000-01-01 00:00+00'),
+          ARRAY[7 * 4194304 + 2097152, 7 * 4194304 + 2097153, 7 * 4194304 + 2097151, 8 * 4194304 + 2097152]::bigint[],
+          'a (conversation, week) key is conversation * 2^22 + UTC week + 2^21, in any session time zone; a week starts on Saturday 00:00 UTC');
+SELECT is((SELECT array_agg(message_id ORDER BY message_id) FROM history.message_search_documents
+            WHERE history._conversation_weeks(conversation_key, sent_at)
+                  && history._conversation_weeks((SELECT conversation_key FROM history.conversations WHERE conversation_id = 'n-b'),
+                                                 '2019-06-01 00:00+00')),
+          (SELECT array_agg(message_id ORDER BY message_id) FROM history.message_search_documents
+            WHERE conversation_key = (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'n-b')
+              AND sent_at >= '2019-06-01 00:00+00' AND sent_at < '2019-06-08 00:00+00'),
+          'the text index finds a conversation''s rows by their week');
+SELECT cmp_ok((SELECT count(*) FROM history.message_search_documents
+                WHERE sent_at >= '2019-06-01 00:00+00' AND sent_at < '2019-06-08 00:00+00'), '>', 0::bigint,
+              'that week holds rows');
 RESET TimeZone;
 
 SELECT throws_ok($$ SELECT pg_temp.got_in('hazel', (SELECT convs FROM windows), ARRAY['{(,)}']::tstzmultirange[], false, 5, NULL) $$,
@@ -269,17 +287,17 @@ SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM long_list), NULL, NUL
 SELECT is(pg_temp.got('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40, s),
           pg_temp.expected('walnut | pecan', (SELECT convs FROM long_list), NULL, NULL, NULL, 40),
           'a long list, ' || s || ': the same rows')
-  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed', 'slice:weeks']) s;
 SELECT is(pg_temp.got('pecan', (SELECT convs FROM long_list), ARRAY[(SELECT bot FROM keys)],
                       '2026-02-01 10:00+00', '2026-02-02 08:00+00', 10, s),
           pg_temp.expected('pecan', (SELECT convs FROM long_list), ARRAY[(SELECT bot FROM keys)],
                            '2026-02-01 10:00+00', '2026-02-02 08:00+00', 10),
           'a long list, ' || s || ': author and time filters')
-  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed', 'slice:weeks']) s;
 SELECT is(pg_temp.got_in('walnut | pecan', (SELECT convs FROM long_list), NULL, true, 300, s),
           pg_temp.expected_in('walnut | pecan', (SELECT convs FROM long_list), NULL, true, 300),
           'a long list, membership windows, ' || s || ': the same rows')
-  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed', 'slice:weeks']) s;
 SELECT is(pg_temp.got_in('hazel | pecan', (SELECT convs FROM long_list),
                          ARRAY(SELECT '{[2026-02-01 06:00+00,2026-02-01 20:00+00)}'::tstzmultirange
                                  FROM unnest((SELECT convs FROM long_list))), false, 30, s),
@@ -287,7 +305,7 @@ SELECT is(pg_temp.got_in('hazel | pecan', (SELECT convs FROM long_list),
                               ARRAY(SELECT '{[2026-02-01 06:00+00,2026-02-01 20:00+00)}'::tstzmultirange
                                       FROM unnest((SELECT convs FROM long_list))), false, 30),
           'a long list, given windows, ' || s || ': the same rows')
-  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed']) s;
+  FROM unnest(ARRAY['slice:and', 'slice:filter', 'slice:listed', 'slice:weeks']) s;
 
 -- The list's rows: ANALYZE's count of distinct conversations comes from a
 -- sample and can be far too small (set here to 3, with one most common

@@ -12,6 +12,7 @@ SELECT proof_key, proof_id, account_a_key, account_b_key, verified_at, revoked_a
 SELECT conversation_key, author_key FROM history.conversation_authors WHERE false;
 SELECT message_key, message_id, conversation_key, author_key, sent_at, has_lineage, document FROM history.message_search_documents WHERE false;
 SELECT 1 / (history._time_buckets('2000-01-02 01:00:00+00') = '{50,3}')::int;
+SELECT 1 / (history._conversation_weeks(3, '2000-01-08 00:00:00+00') = ARRAY[3 * 4194304 + 1 + 2097152]::bigint[])::int;
 SELECT 1 / pg_catalog.count(*)::int FROM history.search_settings;
 SELECT 1 / pg_catalog.count(*)::int FROM history.write_locks WHERE lock_name = 'identity_proofs';
 
