@@ -125,9 +125,12 @@ def test_bench_smoke(db_dsn, tmp_path, capsys):
 
 
 # A fault each, as a bulk load with its FK triggers off could leave it, and
-# the problem check_references must report for it.
+# the problem check_references must report for it (a fault's last statement
+# plants it; a row of another tenant needs a second tenant first).
 _FIRST = "(SELECT min(message_key) FROM history.message_search_documents)"
-PLANTED_FAULTS = {
+_SECOND_TENANT = ("ALTER TABLE history.tenants DROP CONSTRAINT tenants_built_in_only",
+                  "INSERT INTO history.tenants VALUES (2, 'second')")
+PLANTED_FAULTS: dict[str, str | tuple[str, ...]] = {
     "memberships.conversation_key without conversations":
         "UPDATE history.memberships SET conversation_key = -1 WHERE membership_key = (SELECT min(membership_key) FROM history.memberships)",
     "message_events.message_key without messages":
@@ -150,6 +153,12 @@ PLANTED_FAULTS = {
     "author missing from conversation_authors":
         "DELETE FROM history.conversation_authors WHERE (author_key, conversation_key) = "
         "(SELECT author_key, conversation_key FROM history.messages ORDER BY message_key LIMIT 1)",
+    "conversation_authors.conversation_key without conversations": _SECOND_TENANT + (
+        "UPDATE history.conversation_authors SET tenant_key = 2 WHERE (author_key, conversation_key) = "
+        "(SELECT author_key, conversation_key FROM history.conversation_authors ORDER BY 1, 2 LIMIT 1)",),
+    "message_lineage.ancestor_key without messages": _SECOND_TENANT + (
+        "UPDATE history.message_lineage SET tenant_key = 2 WHERE (message_key, ancestor_key) = "
+        "(SELECT message_key, ancestor_key FROM history.message_lineage ORDER BY 1, 2 LIMIT 1)",),
 }
 
 
@@ -160,9 +169,10 @@ def test_consistency_checks_find_each_planted_fault(db_dsn):
     with psycopg.connect(db_dsn) as conn, conn.cursor() as cur:
         cur.execute("SET session_replication_role = replica")
         assert corpus.check_references(cur) == []
-        for expected, sql in PLANTED_FAULTS.items():
+        for expected, statements in PLANTED_FAULTS.items():
             cur.execute("SAVEPOINT fault")
-            cur.execute(sql)
+            for sql in (statements,) if isinstance(statements, str) else statements:
+                cur.execute(sql)
             assert cur.rowcount == 1, expected  # the fault is planted
             problems = corpus.check_references(cur)
             assert any(p.endswith(expected) for p in problems), (expected, problems)

@@ -71,7 +71,7 @@ class SqlSide:
     and the reset is checked, so no example sees another's rows.
     """
 
-    KEPT = ("search_settings", "query_digest_keys", "write_locks")
+    KEPT = ("search_settings", "query_digest_keys", "write_locks", "tenants")
 
     def __init__(self, url: str):
         self.admin = psycopg.connect(url, autocommit=True)

@@ -28,15 +28,32 @@ COMMENT ON COLUMN history.accounts.component_key IS 'Accounts linked by unrevoke
 COMMENT ON COLUMN history.accounts.name_terms IS 'Terms of display_name as a query in name_languages would have them (the named_speaker signal)';
 COMMENT ON COLUMN history.accounts.name_languages IS 'The query languages name_terms were analysed in; a search re-analyses the name when its own differ';
 
+-- Tenants: the distribution key of every table a search or a write of the
+-- surface reads (docs/scale-out.md). Each of those tables carries tenant_key in
+-- its primary key, its unique constraints and its foreign keys to the others,
+-- so a row's tenant is its conversation's (or run's). The SQL surface names no
+-- tenant yet, so there is one, built in, and every row defaults to it; the
+-- CHECK keeps it so (text ids are then unique overall, as SPEC has them) and
+-- goes when the surface takes a tenant.
+CREATE TABLE history.tenants (
+    tenant_key integer PRIMARY KEY CONSTRAINT tenants_built_in_only CHECK (tenant_key = 1),
+    tenant_id  text COLLATE "C" NOT NULL UNIQUE
+);
+INSERT INTO history.tenants VALUES (1, 'default');
+COMMENT ON TABLE history.tenants IS 'Tenants (the distribution key); one built-in tenant until the SQL surface names one';
+
 CREATE TABLE history.conversations (
-    conversation_key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    conversation_id  text COLLATE "C" NOT NULL UNIQUE,
+    conversation_key bigint GENERATED ALWAYS AS IDENTITY,
+    tenant_key       integer NOT NULL DEFAULT 1 REFERENCES history.tenants,
+    conversation_id  text COLLATE "C" NOT NULL,
     kind             text NOT NULL CHECK (kind IN ('direct', 'group', 'channel')),
     title            text,
     -- The text search configuration its messages are analysed with
     -- (docs/text-analysis.md); set when the conversation is created.
     language         regconfig NOT NULL,
-    created_at       timestamptz NOT NULL DEFAULT pg_catalog.now()
+    created_at       timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (conversation_key, tenant_key),
+    UNIQUE (conversation_id, tenant_key)
 );
 -- The distinct languages, read by a loose scan (history._query_languages).
 CREATE INDEX conversations_language_idx ON history.conversations (language);
@@ -44,51 +61,65 @@ COMMENT ON TABLE history.conversations IS 'Direct conversations (two parties), g
 COMMENT ON COLUMN history.conversations.language IS 'Text search configuration of its messages (stemming, stop words)';
 
 CREATE TABLE history.memberships (
-    membership_key   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    conversation_key bigint NOT NULL REFERENCES history.conversations,
+    membership_key   bigint GENERATED ALWAYS AS IDENTITY,
+    tenant_key       integer NOT NULL DEFAULT 1,
+    conversation_key bigint NOT NULL,
     account_key      bigint NOT NULL REFERENCES history.accounts,
     since            timestamptz NOT NULL,
     until            timestamptz,
-    CHECK (until IS NULL OR until >= since)
+    CHECK (until IS NULL OR until >= since),
+    PRIMARY KEY (membership_key, tenant_key),
+    FOREIGN KEY (conversation_key, tenant_key) REFERENCES history.conversations
 );
 -- One open membership per account and conversation.
-CREATE UNIQUE INDEX memberships_open_idx ON history.memberships (conversation_key, account_key) WHERE until IS NULL;
+CREATE UNIQUE INDEX memberships_open_idx ON history.memberships (conversation_key, account_key, tenant_key) WHERE until IS NULL;
 CREATE INDEX memberships_conversation_idx ON history.memberships (conversation_key, account_key, since);
 CREATE INDEX memberships_account_idx ON history.memberships (account_key, conversation_key, since);
 COMMENT ON TABLE history.memberships IS 'Membership intervals [since, until); until is null while the membership lasts';
 
 CREATE TABLE history.messages (
-    message_key       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    message_id        text COLLATE "C" NOT NULL UNIQUE,
-    conversation_key  bigint NOT NULL REFERENCES history.conversations,
+    message_key       bigint GENERATED ALWAYS AS IDENTITY,
+    tenant_key        integer NOT NULL DEFAULT 1,
+    message_id        text COLLATE "C" NOT NULL,
+    conversation_key  bigint NOT NULL,
     author_key        bigint NOT NULL REFERENCES history.accounts,
     sent_at           timestamptz NOT NULL,
     -- The latest canonical event (insertion order), maintained with each event.
     current_event_key bigint NOT NULL,
-    recorded_at       timestamptz NOT NULL DEFAULT pg_catalog.now()
+    recorded_at       timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (message_key, tenant_key),
+    UNIQUE (message_id, tenant_key),
+    FOREIGN KEY (conversation_key, tenant_key) REFERENCES history.conversations
 );
 CREATE INDEX messages_conversation_order_idx ON history.messages (conversation_key, sent_at, message_id);
 COMMENT ON TABLE history.messages IS 'Messages: immutable facts; the body lives in message_events';
 
 CREATE TABLE history.message_events (
-    event_key    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    message_key  bigint NOT NULL REFERENCES history.messages,
+    event_key    bigint GENERATED ALWAYS AS IDENTITY,
+    tenant_key   integer NOT NULL DEFAULT 1,
+    message_key  bigint NOT NULL,
     event_kind   text NOT NULL CHECK (event_kind IN ('created', 'edited', 'deleted')),
     body         text,
     occurred_at  timestamptz NOT NULL,
     recorded_at  timestamptz NOT NULL DEFAULT pg_catalog.now(),
-    CHECK ((event_kind = 'deleted') = (body IS NULL))
+    CHECK ((event_kind = 'deleted') = (body IS NULL)),
+    PRIMARY KEY (event_key, tenant_key),
+    FOREIGN KEY (message_key, tenant_key) REFERENCES history.messages
 );
 CREATE INDEX message_events_message_idx ON history.message_events (message_key, event_key);
 COMMENT ON TABLE history.message_events IS 'Canonical events of each message; its state is the latest event in insertion order';
 
 ALTER TABLE history.messages
-    ADD FOREIGN KEY (current_event_key) REFERENCES history.message_events DEFERRABLE INITIALLY DEFERRED;
+    ADD FOREIGN KEY (current_event_key, tenant_key) REFERENCES history.message_events DEFERRABLE INITIALLY DEFERRED;
 
 CREATE TABLE history.message_sources (
-    message_key bigint NOT NULL REFERENCES history.messages,
-    source_key  bigint NOT NULL REFERENCES history.messages,
-    PRIMARY KEY (message_key, source_key),
+    tenant_key  integer NOT NULL DEFAULT 1,
+    message_key bigint NOT NULL,
+    source_key  bigint NOT NULL,
+    PRIMARY KEY (message_key, source_key, tenant_key),
+    FOREIGN KEY (message_key, tenant_key) REFERENCES history.messages,
+    -- A message's sources are in its own tenant.
+    FOREIGN KEY (source_key, tenant_key) REFERENCES history.messages,
     CHECK (message_key <> source_key)
 );
 COMMENT ON TABLE history.message_sources IS 'Direct lineage: the messages a message was derived from';
@@ -97,11 +128,14 @@ COMMENT ON TABLE history.message_sources IS 'Direct lineage: the messages a mess
 -- sources already exist and lineage never changes afterwards), with what the
 -- audience check needs of each ancestor so search never walks a chain.
 CREATE TABLE history.message_lineage (
-    message_key               bigint NOT NULL REFERENCES history.messages,
-    ancestor_key              bigint NOT NULL REFERENCES history.messages,
+    tenant_key                integer NOT NULL DEFAULT 1,
+    message_key               bigint NOT NULL,
+    ancestor_key              bigint NOT NULL,
     ancestor_conversation_key bigint NOT NULL,
     ancestor_sent_at          timestamptz NOT NULL,
-    PRIMARY KEY (message_key, ancestor_key)
+    PRIMARY KEY (message_key, ancestor_key, tenant_key),
+    FOREIGN KEY (message_key, tenant_key) REFERENCES history.messages,
+    FOREIGN KEY (ancestor_key, tenant_key) REFERENCES history.messages
 );
 COMMENT ON TABLE history.message_lineage IS 'Transitive lineage closure, precomputed at post time';
 
@@ -123,9 +157,11 @@ COMMENT ON TABLE history.identity_proofs IS 'Verified proofs that two accounts b
 -- Who has written in which conversation (the participation ranking signal),
 -- kept at post time so search does not scan an author's messages.
 CREATE TABLE history.conversation_authors (
-    conversation_key bigint NOT NULL REFERENCES history.conversations,
+    tenant_key       integer NOT NULL DEFAULT 1,
+    conversation_key bigint NOT NULL,
     author_key       bigint NOT NULL REFERENCES history.accounts,
-    PRIMARY KEY (author_key, conversation_key)
+    PRIMARY KEY (author_key, conversation_key, tenant_key),
+    FOREIGN KEY (conversation_key, tenant_key) REFERENCES history.conversations
 );
 
 -- The projection's time-bucket keys, its hour and day, and its (conversation,
@@ -137,13 +173,16 @@ CREATE TABLE history.conversation_authors (
 -- transaction as the canonical write. It is indexed and filtered on, never
 -- the source of returned text.
 CREATE TABLE history.message_search_documents (
-    message_key      bigint PRIMARY KEY REFERENCES history.messages,
+    message_key      bigint NOT NULL,
     message_id       text COLLATE "C" NOT NULL,
     conversation_key bigint NOT NULL,
     author_key       bigint NOT NULL,
     sent_at          timestamptz NOT NULL,
+    tenant_key       integer NOT NULL DEFAULT 1,
     has_lineage      boolean NOT NULL,
-    document         tsvector NOT NULL
+    document         tsvector NOT NULL,
+    PRIMARY KEY (message_key, tenant_key),
+    FOREIGN KEY (message_key, tenant_key) REFERENCES history.messages
 );
 -- The text index, with each row's hour and day, its conversation and its
 -- (conversation, week) beside its lexemes: a scan for some terms in some

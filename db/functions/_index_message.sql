@@ -24,13 +24,13 @@ BEGIN
     END;
 
     INSERT INTO history.message_search_documents AS d
-           (message_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
-    SELECT m.message_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
+           (message_key, tenant_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
+    SELECT m.message_key, m.tenant_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
            EXISTS (SELECT 1 FROM history.message_lineage l WHERE l.message_key = m.message_key),
            v_document
       FROM history.messages m
      WHERE m.message_key = p_message_key
-    ON CONFLICT (message_key) DO UPDATE SET document = excluded.document;
+    ON CONFLICT (message_key, tenant_key) DO UPDATE SET document = excluded.document;
 END
 $function$;
 

@@ -451,7 +451,7 @@ BEGIN
     INSERT INTO history.run_evidence AS ev (run_key, message_key, event_key, proof_keys)
     SELECT v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
       FROM unnest(v_selected) s(k)
-    ON CONFLICT (run_key, message_key) DO UPDATE
+    ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
        SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
     UPDATE history.runs
        SET evidence_count = evidence_count + cardinality(v_new), search_count = search_count + 1

@@ -64,7 +64,7 @@ BEGIN
 
     INSERT INTO history.messages (message_id, conversation_key, author_key, sent_at, current_event_key)
     VALUES (p_message_id, v_conversation, v_author, p_sent_at, 0)
-    ON CONFLICT (message_id) DO NOTHING
+    ON CONFLICT (message_id, tenant_key) DO NOTHING
     RETURNING message_key INTO v_message;
     IF v_message IS NULL THEN
         RAISE EXCEPTION 'message % is being posted concurrently', quote_literal(p_message_id)

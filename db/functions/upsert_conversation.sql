@@ -34,7 +34,7 @@ BEGIN
     INSERT INTO history.conversations (conversation_id, kind, title, language)
     VALUES (p_conversation_id, p_kind, p_title,
             coalesce(p_language, (SELECT s.text_search_config FROM history.search_settings s)))
-    ON CONFLICT (conversation_id) DO NOTHING
+    ON CONFLICT (conversation_id, tenant_key) DO NOTHING
     RETURNING language INTO v_language;
     IF FOUND THEN
         -- The first conversation in a language adds it to every query's

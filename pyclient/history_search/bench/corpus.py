@@ -653,6 +653,10 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
     return result
 
 
+# The loaded tables that carry tenant_key (all but the reference tables
+# accounts and identity_proofs); a load leaves every row in the built-in tenant.
+_TENANT_KEYED = frozenset(LOADED_TABLES) - {"accounts", "identity_proofs"}
+
 # Each (child, column, parent, parent column): the FKs of the loaded tables
 # but the two between messages and message_events, which check_references
 # tests in its passes over those tables, with the invariants of events.
@@ -680,15 +684,17 @@ _REFERENCES = [
 _RULE_PASSES = [
     ("""SELECT count(*) FILTER (WHERE m.message_key IS NULL),
                count(*) FILTER (WHERE e.event_key > m.current_event_key)
-          FROM history.message_events e LEFT JOIN history.messages m ON m.message_key = e.message_key""",
+          FROM history.message_events e
+          LEFT JOIN history.messages m ON m.message_key = e.message_key AND m.tenant_key = e.tenant_key""",
      ["message_events.message_key without messages", "events newer than their message's current event"]),
     ("""SELECT count(*) FILTER (WHERE e.event_key IS NULL),
-               count(*) FILTER (WHERE e.message_key <> m.message_key),
+               count(*) FILTER (WHERE e.message_key <> m.message_key OR e.tenant_key <> m.tenant_key),
                count(*) FILTER (WHERE e.event_kind <> 'deleted' AND d.message_key IS NULL),
                count(*) FILTER (WHERE e.event_kind = 'deleted' AND d.message_key IS NOT NULL)
           FROM history.messages m
           LEFT JOIN history.message_events e ON e.event_key = m.current_event_key
-          LEFT JOIN history.message_search_documents d ON d.message_key = m.message_key""",
+          LEFT JOIN history.message_search_documents d
+                 ON d.message_key = m.message_key AND d.tenant_key = m.tenant_key""",
      ["messages.current_event_key without message_events", "current event of another message",
       "live message without projection row", "projection row of a deleted message"]),
     ("""SELECT count(*) FROM history.messages m WHERE NOT EXISTS
@@ -711,8 +717,10 @@ def check_references(cur: Any) -> list[str]:
     """Dangling references, and the invariants post_message keeps; [] when consistent."""
     problems = []
     for child, col, parent, pcol in _REFERENCES:
+        # Between two tables keyed by tenant the foreign key includes it.
+        same_tenant = " AND p.tenant_key = c.tenant_key" if parent in _TENANT_KEYED else ""
         cur.execute(f"SELECT count(*) FROM history.{child} c WHERE NOT EXISTS "
-                    f"(SELECT 1 FROM history.{parent} p WHERE p.{pcol} = c.{col})")
+                    f"(SELECT 1 FROM history.{parent} p WHERE p.{pcol} = c.{col}{same_tenant})")
         k = cur.fetchone()[0]
         if k:
             problems.append(f"{k} {child}.{col} without {parent}")
