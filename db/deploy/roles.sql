@@ -38,6 +38,13 @@ BEGIN
             EXECUTE pg_catalog.format('CREATE ROLE %I NOLOGIN', r);
         END IF;
     END LOOP;
+    -- A migrating role that is not a superuser (it has CREATEROLE) runs the
+    -- later changes as history_owner: it must be a member, and as the role's
+    -- creator it may grant that to itself. (It owns the schema in all but name.)
+    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user)
+       AND NOT pg_catalog.pg_has_role('history_owner', 'MEMBER') THEN
+        EXECUTE pg_catalog.format('GRANT history_owner TO %I', current_user);
+    END IF;
 END
 $roles$;
 

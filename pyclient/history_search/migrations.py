@@ -29,6 +29,7 @@ function can live in one file under ``db/functions/``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -42,17 +43,24 @@ if TYPE_CHECKING:
 __all__ = [
     "MIN_SERVER_VERSION_NUM",
     "MigrationError",
+    "ROLES",
     "PlanChange",
     "PlanError",
     "Plan",
     "apply_migrations",
+    "change_hash",
+    "check_deployed_changes",
+    "check_migrating_role",
     "check_server_version",
+    "deployed_release",
+    "expand_includes",
     "load_script",
     "pending",
     "plan_migrations",
     "read_plan",
     "sqitch_deployed_changes",
     "sql_root",
+    "yoyo_applied",
     "yoyo_url",
 ]
 
@@ -321,13 +329,28 @@ def _dollar_state(line: str, open_tag: str | None) -> str | None:
     return open_tag
 
 
-def load_script(path: str | os.PathLike[str], *, _stack: tuple[Path, ...] = ()) -> str:
+def load_script(path: str | os.PathLike[str]) -> str:
     """Read a sqitch script as yoyo must run it.
 
     Removes top-level ``BEGIN;``/``COMMIT;``/``ROLLBACK;`` lines and inlines
     ``\\ir`` / ``\\include_relative`` files. Any other psql meta-command is an
     error, since only psql could run it.
     """
+    return _read_script(path, for_yoyo=True)
+
+
+def expand_includes(path: str | os.PathLike[str]) -> str:
+    """A script as psql runs it: each ``\\ir`` line replaced by the file it names, nothing else changed.
+
+    This is what a change *means*, and what a release freezes: a released
+    change's expansion never changes (tests/test_releases.py), and a reworked
+    change's earlier instance is kept in this form (``scripts/rework``), so the
+    function files it included may change afterwards.
+    """
+    return _read_script(path, for_yoyo=False)
+
+
+def _read_script(path: str | os.PathLike[str], *, for_yoyo: bool, _stack: tuple[Path, ...] = ()) -> str:
     path = Path(path).resolve()
     if path in _stack:
         chain = " -> ".join(str(p) for p in (*_stack, path))
@@ -341,17 +364,19 @@ def load_script(path: str | os.PathLike[str], *, _stack: tuple[Path, ...] = ()) 
     open_tag: str | None = None
     for lineno, line in enumerate(text.splitlines(keepends=True), start=1):
         if open_tag is None:
-            if _TX_LINE_RE.match(line):
+            if for_yoyo and _TX_LINE_RE.match(line):
                 # Keep the line (as a comment) so error positions still match the file.
                 out.append("-- " + line.lstrip().rstrip("\n") + "  (removed for yoyo)\n")
                 continue
             inc = _INCLUDE_RE.match(line.rstrip("\n"))
             if inc:
                 target = inc["path"].strip("'")
-                included = load_script(path.parent / target, _stack=(*_stack, path))
-                out.append(f"-- begin \\ir {target}\n")
+                included = _read_script(path.parent / target, for_yoyo=for_yoyo, _stack=(*_stack, path))
+                if for_yoyo:
+                    out.append(f"-- begin \\ir {target}\n")
                 out.append(included if included.endswith("\n") else included + "\n")
-                out.append(f"-- end \\ir {target}\n")
+                if for_yoyo:
+                    out.append(f"-- end \\ir {target}\n")
                 continue
             if _OTHER_META_RE.match(line):
                 raise PlanError(
@@ -445,8 +470,12 @@ def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
     class PlanMigration(Migration):  # type: ignore[misc]  # yoyo ships no type information
         """A migration whose steps come from a sqitch change rather than a yoyo file."""
 
-        def __init__(self, change: PlanChange, deploy: str, revert: str, verify: str):
+        def __init__(self, change: PlanChange, deploy: str, revert: str, verify: str, content_hash: str):
             super().__init__(change.id, str(top / "deploy" / f"{change.script}.sql"), str(top))
+            # yoyo records this hash for each applied change; it names the change's
+            # content, not only its name, so a database deployed from other scripts
+            # (a development build) is recognised (check_deployed_changes).
+            self.hash = content_hash
             self.change = change
             self._scripts = (deploy, revert, verify)
             self.source = deploy
@@ -476,7 +505,8 @@ def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
             if not script.is_file():
                 raise PlanError(f"change {change.name} has no {kind} script: {script}")
             scripts.append(load_script(script))
-        migration = PlanMigration(change, *scripts)
+        content = change_hash(change.id, expand_includes(top / "deploy" / f"{change.script}.sql"))
+        migration = PlanMigration(change, *scripts, content)
         deps = {by_id[r] for r in change.requires}
         if previous is not None:
             deps.add(previous)
@@ -485,6 +515,11 @@ def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
         migrations.append(migration)
         previous = migration
     return MigrationList(migrations)
+
+
+def change_hash(change_id: str, deploy: str) -> str:
+    """What yoyo records for an applied change: SHA-256 of its id and its deploy script as psql runs it."""
+    return hashlib.sha256(f"{change_id}\n{deploy}".encode("utf-8")).hexdigest()
 
 
 def _backend(dsn: str) -> Any:
@@ -559,9 +594,128 @@ def _project(root: str | os.PathLike[str] | None) -> str:
     return read_plan(top / PLAN_FILE).project or "history-search"
 
 
-def _check_database(dsn: str, project: str) -> None:
-    """PostgreSQL 14+, and no sqitch registry holding this project's changes."""
+#: The roles the plan's first change creates when they are missing (they are cluster-wide).
+ROLES = ("history_owner", "history_runtime", "history_searcher", "history_auditor", "history_digest_verifier")
+
+_OTHER_BUILD = (
+    "it cannot be upgraded in place: restore a backup taken under a release, or migrate a new database and "
+    "copy the data into it (docs/releases.md, \"Unknown states\")"
+)
+
+
+def yoyo_applied(connection: psycopg.Connection[Any]) -> list[tuple[str, str]] | None:
+    """``(change id, recorded hash)`` of each change yoyo applied here; None when there is no yoyo registry.
+
+    yoyo keeps its registry in the first schema of the migrating connection's
+    ``search_path`` (``public`` unless changed): table ``_yoyo_migration``.
+    """
+    from psycopg import sql
+
+    found = connection.execute("SELECT pg_catalog.to_regclass('_yoyo_migration')::text").fetchone()
+    if found is None or found[0] is None:
+        return None
+    rows = connection.execute(
+        sql.SQL("SELECT migration_id, migration_hash FROM {} ORDER BY applied_at_utc, migration_id").format(
+            sql.SQL(found[0]))
+    ).fetchall()
+    return [(str(i), str(h)) for i, h in rows]
+
+
+def check_deployed_changes(applied: list[tuple[str, str]], migrations: Any, version: str) -> None:
+    """Raise :class:`MigrationError` unless ``applied`` is a prefix of the plan, each with the plan's content.
+
+    A prefix (an interrupted ``migrate``, or an earlier release) is upgradable;
+    anything else is a state no release made: a change the plan does not have,
+    one deployed from other scripts (each development build before 0.1.0 is
+    that), or a gap before a deployed change.
+    """
+    planned = {m.id: m.hash for m in migrations}
+    order = [m.id for m in migrations]
+    for change_id, recorded in applied:
+        if change_id not in planned:
+            raise MigrationError(
+                f"this database holds change {change_id!r}, which history-search {version}'s plan does not have "
+                f"(deployed by a development build or a newer release): {_OTHER_BUILD}"
+            )
+        if recorded != planned[change_id]:
+            raise MigrationError(
+                f"change {change_id!r} in this database was deployed from other scripts than history-search "
+                f"{version} has for it (a development build, or a release whose scripts were edited): {_OTHER_BUILD}"
+            )
+    deployed = {change_id for change_id, _ in applied}
+    gap = next((c for c in order[: len(deployed)] if c not in deployed), None)
+    if gap is not None:
+        later = next(c for c in order[order.index(gap):] if c in deployed)
+        raise MigrationError(
+            f"change {later!r} is deployed but {gap!r}, planned before it, is not (a hand-edited registry?): "
+            f"{_OTHER_BUILD}"
+        )
+
+
+def check_migrating_role(connection: psycopg.Connection[Any], *, registry_exists: bool) -> None:
+    """Raise :class:`MigrationError`, before anything changes, when the connected role cannot deploy the plan.
+
+    A superuser can. Any other role needs: CREATEROLE while a role of
+    :data:`ROLES` is missing; membership in ``history_owner`` once it exists
+    (the changes run ``SET ROLE history_owner``; the first change grants it to
+    the role that created it); CREATE on the database while schema ``history``
+    is missing; CREATE on the schema yoyo's registry goes to, until it exists.
+    """
+    row = connection.execute(
+        """SELECT r.rolname, r.rolsuper, r.rolcreaterole,
+                  ARRAY(SELECT w FROM pg_catalog.unnest(%s::text[]) w
+                         WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles o WHERE o.rolname = w)),
+                  EXISTS (SELECT 1 FROM pg_catalog.pg_roles o WHERE o.rolname = 'history_owner')
+                      AND NOT pg_catalog.pg_has_role('history_owner', 'MEMBER'),
+                  pg_catalog.to_regnamespace('history') IS NULL
+                      AND NOT pg_catalog.has_database_privilege(pg_catalog.current_database(), 'CREATE'),
+                  pg_catalog.current_schema(),
+                  pg_catalog.current_schema() IS NULL
+                      OR NOT pg_catalog.has_schema_privilege(pg_catalog.current_schema(), 'CREATE')
+             FROM pg_catalog.pg_roles r WHERE r.rolname = current_user""",
+        (list(ROLES),),
+    ).fetchone()
+    assert row is not None
+    user, superuser, createrole, missing, not_owner_member, no_create_db, schema, no_create_schema = row
+    if superuser:
+        return
+    if missing and not createrole:
+        raise MigrationError(
+            f"role {user} cannot create roles and {', '.join(missing)} do not exist yet: run the first migration "
+            "as a superuser or a role with CREATEROLE (docs/releases.md, \"The migrating role\")"
+        )
+    if not_owner_member:
+        raise MigrationError(
+            f"role {user} is not a member of history_owner, which owns what the migration creates: "
+            f"GRANT history_owner TO {user}, or migrate as a superuser"
+        )
+    if no_create_db:
+        raise MigrationError(
+            f"role {user} may not create schemas in this database: GRANT CREATE ON DATABASE ... TO {user}, "
+            "or migrate as the database's owner"
+        )
+    if not registry_exists and no_create_schema:
+        raise MigrationError(
+            f"role {user} may not create yoyo's registry in schema {schema or '(none on search_path)'}: "
+            f"GRANT CREATE ON SCHEMA {schema or 'public'} TO {user}, or migrate as the database's owner"
+        )
+
+
+def deployed_release(connection: psycopg.Connection[Any]) -> str | None:
+    """The release the database's schema is at (``history.schema_release()``), or None before any release."""
+    found = connection.execute(
+        "SELECT pg_catalog.to_regprocedure('history.schema_release()') IS NOT NULL").fetchone()
+    if found is None or not found[0]:
+        return None
+    row = connection.execute("SELECT history.schema_release()").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _check_database(dsn: str, project: str, migrations: Any) -> None:
+    """PostgreSQL 14+; no sqitch registry holding this project's changes; yoyo's a prefix of the plan; a role that can deploy."""
     import psycopg
+
+    from . import __version__
 
     with psycopg.connect(dsn, autocommit=True) as connection:
         check_server_version(connection.info.server_version)
@@ -573,6 +727,19 @@ def _check_database(dsn: str, project: str) -> None:
                 f"schema {schema}): keep using `sqitch deploy` on it, or `sqitch revert` it before "
                 "`history-search migrate` (one database, one migration registry)"
             )
+        applied = yoyo_applied(connection)
+        if applied:
+            check_deployed_changes(applied, migrations, __version__)
+        else:
+            exists = connection.execute("SELECT pg_catalog.to_regnamespace('history') IS NOT NULL").fetchone()
+            if exists is not None and exists[0]:
+                raise MigrationError(
+                    "schema history exists but no migration registry says how it was deployed (restored from "
+                    "`pg_dump -n history` without yoyo's public._yoyo_* tables, or made by hand): restore the "
+                    "registry with it (docs/releases.md, \"Moving a database\"), or drop schema history first"
+                )
+        if len(applied or ()) < len(migrations):
+            check_migrating_role(connection, registry_exists=applied is not None)
 
 
 def pending(dsn: str, root: str | os.PathLike[str] | None = None) -> list[str]:
@@ -581,7 +748,7 @@ def pending(dsn: str, root: str | os.PathLike[str] | None = None) -> list[str]:
     Raises :class:`MigrationError` as :func:`apply_migrations` does.
     """
     migrations = plan_migrations(root)
-    _check_database(dsn, _project(root))
+    _check_database(dsn, _project(root), migrations)
     backend = _backend(dsn)
     try:
         return [m.id for m in backend.to_apply(migrations)]
@@ -603,7 +770,7 @@ def apply_migrations(
     than PostgreSQL 14 or a database deployed with sqitch.
     """
     migrations = plan_migrations(root)
-    _check_database(dsn, _project(root))
+    _check_database(dsn, _project(root), migrations)
     backend = _backend(dsn)
     try:
         with backend.lock():
