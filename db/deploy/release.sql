@@ -1,0 +1,11 @@
+-- Deploy history-search:release to pg
+-- requires: schema
+-- The release marker, reworked at each release (docs/releases.md): the
+-- function lives in db/functions/schema_release.sql.
+BEGIN;
+SET LOCAL ROLE history_owner;
+
+\ir ../functions/schema_release.sql
+
+RESET ROLE;
+COMMIT;
