@@ -34,13 +34,15 @@ DEBUG_ENV = "HISTORY_SEARCH_DEBUG"
 
 EXIT_OK = 0
 EXIT_NO_MATCH = 1  # verify-digest: the query did not produce the event
+EXIT_NOT_OK = 1  # check: the database is not as the release made it
 EXIT_ERROR = 2  # bad arguments or input, the database refused or could not be reached, no PostgreSQL
 EXIT_INTERRUPTED = 130  # Ctrl-C
 EXIT_BROKEN_PIPE = 141  # stdout closed early (… | head): 128 + SIGPIPE, silently, as other Unix tools
 
 EXIT_CODES = {
     EXIT_OK: "success (verify-digest: the query matches the event)",
-    EXIT_NO_MATCH: "verify-digest only: the query does not match the event",
+    EXIT_NO_MATCH: "verify-digest: the query does not match the event; check: the database is not as its "
+                   "release made it",
     EXIT_ERROR: "error: bad arguments or input, database error or unreachable, missing PostgreSQL or "
                 "MCP SDK (one line on stderr)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
@@ -152,12 +154,44 @@ def run_migrate(args: argparse.Namespace) -> int:
         applied = apply_migrations(dsn, on_applied=None if args.json else (lambda name: line(f"applied {name}")))
     except MigrationError as exc:
         print(f"history-search migrate: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
     if args.json:
         print(json.dumps({"applied": applied, "up_to_date": not applied}))
     elif not applied:
         line("up to date")
     return 0
+
+
+# -- check ---------------------------------------------------------------------
+
+
+def add_check(sub: Subparsers) -> None:
+    p = sub.add_parser("check", help="is the database deployed, at which release, and as the release made it?",
+                       description="Say whether the database is deployed and by which registry, the release "
+                                   "its schema is at, what is pending, and whether roles, owners, grants and "
+                                   "SECURITY DEFINER settings are as the release made them: one line per "
+                                   "problem. Read-only. Exit 0 only when all hold, 1 when something does not, "
+                                   "2 when the check could not run. Run it as a superuser or a member of "
+                                   "history_owner.")
+    _add_dsn(p)
+    p.add_argument("--json", action="store_true",
+                   help='one JSON object: {"deployed", "registry", "release", "tool_version", '
+                        '"deployed_changes", "pending", "problems", "ok"}')
+    p.set_defaults(func=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import json
+
+    from .health import check_database
+
+    health = check_database(_require_dsn(args))
+    if args.json:
+        print(json.dumps(health.as_dict()))
+    else:
+        for text in health.lines():
+            print(text)
+    return EXIT_OK if health.ok else EXIT_NOT_OK
 
 
 # -- reindex -------------------------------------------------------------------
@@ -426,7 +460,7 @@ def run_eval(args: argparse.Namespace) -> int:
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
-    add_migrate, add_reindex, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
+    add_migrate, add_check, add_reindex, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
     add_verify_digest, add_bench, add_eval,
 ]
 
