@@ -79,10 +79,10 @@ def test_apply_migrations_twice_applies_nothing_the_second_time(make_database):
 # -- (c, d) sqitch on the same files ------------------------------------------------------
 
 
-def sqitch(*args: str) -> subprocess.CompletedProcess[str]:
+def sqitch(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("sqitch")
     assert exe, "sqitch is not installed (run scripts/bootstrap)"
-    proc = subprocess.run([exe, *args], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True)
     assert proc.returncode == 0, f"sqitch {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
 
