@@ -85,6 +85,18 @@ def release_tree(tmp_path_factory):
     return lambda tag: checkout(release_commit(tag), base / tag)
 
 
+@pytest.fixture(scope="module")
+def fresh_schema(pg_server):
+    """``pg_dump --schema-only`` of a fresh install by today's ``migrate`` (no test extensions)."""
+    name = pg_server.new_name("hs_fresh")
+    dsn = pg_server.create_database(name)
+    try:
+        apply_migrations(dsn)
+        yield schema_dump(dsn)
+    finally:
+        pg_server.drop_database(name)
+
+
 def frozen_differences(release_root: Path, root: Path) -> list[str]:
     """What ``root`` changed of what the release at ``release_root`` planned (empty: nothing)."""
     old, new = read_plan(release_root / PLAN_FILE), read_plan(root / PLAN_FILE)
@@ -184,7 +196,7 @@ def deploy_with_its_own_migrate(tree: Path, dsn: str) -> subprocess.CompletedPro
 
 
 @pytest.mark.parametrize("tag", RELEASES)
-def test_migrate_upgrades_a_release_in_place(tag, release_tree, make_database, template_db, pg_server):
+def test_migrate_upgrades_a_release_in_place(tag, release_tree, make_database, fresh_schema):
     dsn = make_database()
     deployed = deploy_with_its_own_migrate(release_tree(tag), dsn)
     assert deployed.returncode == 0, deployed.stderr
@@ -194,7 +206,7 @@ def test_migrate_upgrades_a_release_in_place(tag, release_tree, make_database, t
 
     applied = apply_migrations(dsn)
     assert applied == [c.id for c in PLAN.changes[PLAN.tags[tag]:]]
-    assert_upgraded(dsn, schema_dump(pg_server.url_for(template_db)), before, counts)
+    assert_upgraded(dsn, fresh_schema, before, counts)
     assert apply_migrations(dsn) == [] and pending(dsn) == []
     health = check_database(dsn)
     assert health.ok, health.lines()
@@ -202,7 +214,7 @@ def test_migrate_upgrades_a_release_in_place(tag, release_tree, make_database, t
 
 
 @pytest.mark.parametrize("tag", RELEASES)
-def test_sqitch_upgrades_a_release_in_place(tag, release_tree, make_database, template_db, pg_server):
+def test_sqitch_upgrades_a_release_in_place(tag, release_tree, make_database, fresh_schema, pg_server):
     dsn = make_database()
     target = pg_server.sqitch_target(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
     sqitch("deploy", "--verify", target, cwd=release_tree(tag))
@@ -210,7 +222,7 @@ def test_sqitch_upgrades_a_release_in_place(tag, release_tree, make_database, te
     counts = table_counts(dsn)
 
     sqitch("deploy", "--verify", target)
-    assert_upgraded(dsn, schema_dump(pg_server.url_for(template_db)), before, counts)
+    assert_upgraded(dsn, fresh_schema, before, counts)
     assert "Nothing to deploy" in sqitch("deploy", target).stdout
     health = check_database(dsn)
     assert health.ok, health.lines()
