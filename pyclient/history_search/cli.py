@@ -152,7 +152,7 @@ def run_migrate(args: argparse.Namespace) -> int:
         applied = apply_migrations(dsn, on_applied=None if args.json else (lambda name: line(f"applied {name}")))
     except MigrationError as exc:
         print(f"history-search migrate: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
     if args.json:
         print(json.dumps({"applied": applied, "up_to_date": not applied}))
     elif not applied:
