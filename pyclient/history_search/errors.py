@@ -1,7 +1,7 @@
 """Typed errors of the history-search client.
 
 Every function of the SQL surface raises its own errors as SQLSTATEs of the
-custom class ``HS`` (docs/sql-reference.md, "Error codes"). The client turns each into one exception class, in one place
+custom class ``HS`` (docs/sql-reference.md, "Errors"). The client turns each into one exception class, in one place
 (:func:`translate`), all under :class:`HistorySearchError`:
 
 =========  =====================  ============================================
