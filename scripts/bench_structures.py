@@ -1,7 +1,7 @@
-"""Issue 16, step 3: time "the newest 501 matches in all of an agent's
-conversations" (search_history's counting pass) under alternative structures,
-back to back on one loaded bench database (docs/benchmarks.md, "Issue 16: the
-structures measured").
+"""Time "the newest 501 matches in all of an agent's conversations"
+(search_history's counting pass) under alternative structures, back to back
+on one loaded bench database (what they showed: docs/decisions.md,
+"Performance: what was tried and what was kept").
 
     psql "$DSN" -f scripts/bench_structures.sql
     .venv/bin/python scripts/bench_structures.py "$DSN" base,partloop,hybrid,bgin,part,rum > out.json

@@ -1,7 +1,7 @@
--- Issue 16, step 3: the alternative structures for "the newest N matches",
--- built beside the projection of a loaded bench database (not a migration;
--- docs/benchmarks.md, "Issue 16: the structures measured"). Run with psql
--- against a database loaded by `history-search bench`, then
+-- The alternative structures for "the newest N matches", built beside the
+-- projection of a loaded bench database (not a migration; what they showed
+-- is in docs/decisions.md, "Performance: what was tried and what was kept").
+-- Run with psql against a database loaded by `history-search bench`, then
 -- scripts/bench_structures.py; scripts/bench_structures_drop.sql removes it all.
 \timing on
 SET maintenance_work_mem = '1GB';

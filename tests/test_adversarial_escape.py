@@ -1,4 +1,4 @@
-"""A history_searcher login trying to escape (issue 6, part 3); runtime and auditor where relevant.
+"""A history_searcher login trying to escape; runtime and auditor where relevant.
 
 Every attempt is a test that asserts it failed: shadow objects in ``pg_temp``
 (and ``public``, which PostgreSQL 15 does not let client roles write) never
@@ -557,7 +557,7 @@ def test_run_ended_by_its_reply_is_refused(world, session):
 
 
 def test_a_token_is_a_bearer_capability_for_its_own_run_only(world, session):
-    """SPEC §1, §6: the runtime creates the run and the model holds only its token. Whoever presents
+    """The runtime creates the run and the model holds only its token. Whoever presents
     a token searches as that run — its agent, audience and context — and as nothing else; the
     token is the only input and cannot be combined with another run's rights."""
     world.admin.execute("SELECT history.post_message('e02', 'elsewhere', 'bob', 'elsewhere launch followup', "

@@ -1,4 +1,4 @@
-"""Adversarial query texts and arguments against history.search_history (issue 6, part 3).
+"""Adversarial query texts and arguments against history.search_history (docs/decisions.md, "Adversarial tests").
 
 A fixed world (below) with a known eligible set, one run, and a real
 ``history_searcher`` login. Hypothesis throws query texts at it — tsquery

@@ -1,4 +1,4 @@
-"""Audit before reveal (SPEC §3): no caller ever holds a hit whose audit is not committed.
+"""Audit before reveal (docs/decisions.md): no caller ever holds a hit whose audit is not committed.
 
 Each way a hostile tool executor (a real ``history_searcher`` login sending its
 own SQL) could try to read hits and then undo their audit is a test of its own.

@@ -1,4 +1,4 @@
-"""Body size (SPEC §3, "Size"; issue 13, item 3).
+"""Body size (docs/decisions.md, "Body size"): bounded on the way in and on the way out.
 
 * Ingestion (``post_message``, ``edit_message``, ``record_reply``) refuses a body
   over ``search_settings.max_body_bytes`` (default 1 MiB of UTF-8) with HS001

@@ -154,6 +154,22 @@ def test_bad_dsn_is_one_line_for_every_command(dsn, says):
         assert_one_line_error(proc, EXIT_ERROR, f"history-search {args[0]}:", says)
 
 
+def test_a_refused_migration_exits_2(make_database):
+    """A migration error is an error like any other: exit 2, one line, nothing on stdout (never 1,
+    which only verify-digest uses, for "no match")."""
+    dsn = make_database()
+    with psycopg.connect(dsn, autocommit=True) as conn:  # a sqitch registry listing this project
+        conn.execute("CREATE SCHEMA sqitch")
+        conn.execute("CREATE TABLE sqitch.changes (change_id text, change text, project text)")
+        conn.execute("INSERT INTO sqitch.changes VALUES ('x', 'roles', 'history-search')")
+    for extra in ([], ["--dry-run"], ["--json"], ["--dry-run", "--json"]):
+        proc = hs("migrate", "--dsn", dsn, *extra, check=False)
+        assert_one_line_error(proc, EXIT_ERROR, "history-search migrate:", "deployed with sqitch")
+        assert proc.stdout == "", (extra, proc.stdout)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regnamespace('history')").fetchone()[0] is None  # nothing applied
+
+
 def test_no_dsn_and_no_run():
     for args in (["search", "--run", NO_RUN, "q"], ["audit"], ["migrate"], ["begin-run", "a", "c", "r", "m"]):
         assert_one_line_error(hs(*args, check=False), EXIT_ERROR, "no database given", "HISTORY_SEARCH_DSN")

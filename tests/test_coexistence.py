@@ -17,8 +17,8 @@ from history_search.migrations import apply_migrations, plan_migrations, yoyo_ur
 from .test_migrations import sqitch
 
 
-# Contrib extensions a production database commonly has, next to pgcrypto (the
-# blocker of issue 17). (uuid-ossp is left out: PyPI's PostgreSQL 17 build lacks
+# Contrib extensions a production database commonly has, next to pgcrypto (which
+# the first version of the migrations installed, and so collided with). (uuid-ossp is left out: PyPI's PostgreSQL 17 build lacks
 # the libossp-uuid it loads, and gen_random_uuid() has replaced it.)
 COMMON = ("pg_trgm", "btree_gin", "citext", "hstore")
 

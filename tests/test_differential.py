@@ -475,7 +475,7 @@ def test_budget_matches_model(side, scenario):
 # --- hand-written scenarios: what random worlds reach rarely, with the expected
 # answers worked out by hand from the spec (so the model is checked too) ---------
 
-# SPEC §2: linking widens a direct conversation, never a group. p0 (the audience)
+# Linking widens a direct conversation, never a group. p0 (the audience)
 # is linked to p1, who holds a direct conversation c0 and a group c1 with the agent.
 DIRECT_LINKS = Scenario("default", (
     Account("p0", "person"), Account("p1", "person"), Account("a0", "agent"),
@@ -498,7 +498,7 @@ DIRECT_LINKS = Scenario("default", (
 ))
 
 
-# SPEC §5: a default audience is recomputed at delivery. p1 left the destination
+# A default audience is recomputed at delivery. p1 left the destination
 # before the run began and rejoins after the search: the evidence must be readable
 # by p1 too, and m04's source m03 (in c1, which p1 never joined) is not.
 DELIVERY_RECHECK = Scenario("exact", (

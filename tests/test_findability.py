@@ -1,4 +1,4 @@
-"""Findability (issue 15, SPEC §3 "Text analysis"): what people type finds what they mean.
+"""Findability (docs/text-analysis.md): what people type finds what they mean.
 
 One world of realistic messages — identifiers, paths, URLs, versions, numbers,
 e-mail addresses, code, Chinese, Japanese, Korean, and German, French, Spanish

@@ -133,7 +133,7 @@ def test_cli_migrate_twice(make_database):
 def test_cli_migrate_without_dsn_fails_clearly():
     env = {k: v for k, v in os.environ.items() if k != "HISTORY_SEARCH_DSN"}
     proc = subprocess.run([*history_search_command(), "migrate"], capture_output=True, text=True, env=env)
-    assert proc.returncode != 0
+    assert proc.returncode == 2  # EXIT_ERROR (history_search.cli.EXIT_CODES)
     assert "--dsn" in proc.stderr
 
 

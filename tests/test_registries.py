@@ -18,6 +18,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from history_search.cli import EXIT_ERROR
 from history_search.migrations import (
     MigrationError,
     apply_migrations,
@@ -65,7 +66,7 @@ def test_migrate_refuses_a_database_deployed_with_sqitch(pg_server, make_databas
         with pytest.raises(MigrationError, match=r"deployed with sqitch \(\d+ changes of history-search"):
             call(dsn)
     proc = history_search("migrate", "--dsn", dsn)
-    assert proc.returncode == 2  # EXIT_ERROR
+    assert proc.returncode == EXIT_ERROR
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -176,5 +177,5 @@ def test_migrate_json_on_a_sqitch_database_fails_in_one_line(pg_server, make_dat
     dsn = make_database()
     assert sqitch("deploy", pg_server.sqitch_target(conninfo_to_dict(dsn)["dbname"])).returncode == 0
     proc = history_search("migrate", "--dsn", dsn, "--json")
-    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.returncode == EXIT_ERROR and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "sqitch" in proc.stderr

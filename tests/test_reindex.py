@@ -1,4 +1,4 @@
-"""Re-index (issue 15, docs/text-analysis.md): ``history-search reindex`` and
+"""Re-index (docs/text-analysis.md): ``history-search reindex`` and
 ``history.reindex_documents`` rebuild every projection row with the current
 analysis, in committed batches, with progress lines, restartable.
 

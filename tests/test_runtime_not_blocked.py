@@ -1,4 +1,4 @@
-"""No lock a client role can take or keep blocks the runtime (issue 13, item 2).
+"""No lock a client role can take or keep blocks the runtime.
 
 A ``history_searcher`` login searches, then sits in an open transaction holding
 every advisory-lock key the runtime ever used (``hashtext('history.identity_proofs')``,

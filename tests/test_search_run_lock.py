@@ -1,4 +1,4 @@
-"""Concurrent searches of one run read the run row under its lock (issue 13, item 6c).
+"""Concurrent searches of one run read the run row under its lock (docs/testing.md, planted fault (c)).
 
 A search locks its run row before it reads the run's evidence count, so a
 concurrent search of the same run waits and then sees what the first one

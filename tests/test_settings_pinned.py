@@ -1,4 +1,4 @@
-"""Results and audit contents do not depend on the caller's session settings (SPEC §3, "Settings").
+"""Results and audit contents do not depend on the caller's session settings (docs/decisions.md).
 
 The same search runs in two runs of the same turn: once from a session with
 default settings, once from a session with every hostile setting a client role

@@ -1,4 +1,4 @@
-"""The history-search client: thin wrappers over the SQL surface (SPEC §3–§6).
+"""The history-search client: thin wrappers over the SQL surface (docs/sql-reference.md).
 
 Three kinds of caller, three classes (each with an ``Async…`` twin over
 :class:`psycopg.AsyncConnection` / :class:`psycopg_pool.AsyncConnectionPool`):
@@ -92,7 +92,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 QUERIES: dict[str, str] = {
-    # -- runtime: ingestion (SPEC §6) --
+    # -- runtime: ingestion --
     # Create an account or update its display name.
     "upsert_account": """
         SELECT history.upsert_account(
@@ -134,7 +134,7 @@ QUERIES: dict[str, str] = {
     # Revoke a proof.
     "revoke_proof": """
         SELECT history.revoke_proof(p_proof_id => %(proof_id)s::text, p_at => %(at)s::timestamptz)""",
-    # -- runtime: runs and delivery (SPEC §5, §6) --
+    # -- runtime: runs and delivery --
     # Start one agent turn; returns the run token.
     "begin_run": """
         SELECT history.begin_run(
@@ -152,7 +152,7 @@ QUERIES: dict[str, str] = {
         SELECT history.record_reply(
             p_run => %(run)s::uuid, p_message_id => %(message_id)s::text, p_body => %(body)s::text,
             p_sent_at => %(sent_at)s::timestamptz)""",
-    # -- model side (SPEC §3) --
+    # -- model side: search --
     # One search. A committing procedure (audit before reveal): it runs only at
     # the top level, so the client calls it in autocommit. Its INOUT result is
     # the composite history.search_result, loaded by field name (see
@@ -162,7 +162,7 @@ QUERIES: dict[str, str] = {
                  p_run => %(run)s::uuid, p_query => %(query)s::text, p_speaker => %(speaker)s::text,
                  p_after => %(after)s::timestamptz, p_before => %(before)s::timestamptz,
                  p_limit => %(limit)s::integer, result => NULL)""",
-    # -- auditor (SPEC §4) --
+    # -- auditor: the audit trail --
     # Recent search events, newest first, optionally filtered.
     "search_events": """
         SELECT a.*
@@ -572,7 +572,7 @@ class _AsyncBase:
 # Runtime
 # --------------------------------------------------------------------------
 
-_RuntimeDoc = """The trusted runtime's calls (SPEC §5, §6), one method per SQL function.
+_RuntimeDoc = """The trusted runtime's calls (ingestion, runs, delivery), one method per SQL function.
 
     Times are timezone-aware datetimes. Every method returns None unless said
     otherwise. Unknown ids raise :class:`~history_search.errors.NotFound`,

@@ -1,8 +1,9 @@
 """Typed errors of the history-search client.
 
-Every function of the SQL surface raises SQLSTATEs of the custom class ``HS``
-(SPEC §7). The client turns each into one exception class, in one place
-(:func:`translate`), all under :class:`HistorySearchError`:
+Every function of the SQL surface raises its own errors as SQLSTATEs of the
+custom class ``HS`` (docs/sql-reference.md, "Errors"). The client turns each
+into one exception class, in one place (:func:`translate`), all under
+:class:`HistorySearchError`:
 
 =========  =====================  ============================================
 SQLSTATE   class                  meaning

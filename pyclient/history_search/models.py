@@ -3,9 +3,9 @@
 They are built **by field name** from the JSON form of the composite types
 (the composite ``history.search_result`` loaded as dicts, or its ``to_jsonb``): a key the client does not know is
 ignored, so adding a field to ``history.search_result`` or
-``history.search_hit`` (which the spec allows) never breaks it. A field the
-client expects but the server did not send is an error (a renamed field would
-be one, and the spec forbids renames).
+``history.search_hit`` (the surface may gain fields) never breaks it. A field
+the client expects but the server did not send is an error (a renamed field
+would be one, and the surface never renames a field).
 
 Times are timezone-aware and normalised to UTC, whatever the session's
 ``TimeZone``. ``to_dict()`` gives back a JSON-able dict (times as RFC 3339
@@ -72,7 +72,7 @@ class RankingReasons:
     recency: float
     total: float
     matched_terms: tuple[str, ...]
-    named_speaker: float = 0.0  # added to SPEC's keys (docs/decisions.md, "Ranking")
+    named_speaker: float = 0.0  # a key beside the weighted signals (docs/decisions.md, "Ranking")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RankingReasons":

@@ -1,6 +1,7 @@
-"""A reference model of SPEC.md §2 and the non-ranking parts of §3 and §5.
+"""A reference model of the eligibility rules and the non-ranking parts of search and delivery.
 
-Written from the spec text and docs/decisions.md, never from the SQL: plain
+Written from the documented behaviour (docs/sql-reference.md, docs/decisions.md),
+never from the SQL: plain
 data classes and plain loops, slow and obviously right. tests/test_differential.py
 builds random worlds through the public SQL API and through this model and
 compares what each says a search returns.
@@ -9,9 +10,9 @@ Modules:
 
 ``world``        the state: accounts, conversations, memberships, messages, proofs, runs
 ``ops``          the operations of a scenario (one per SQL surface call) and World.apply
-``eligibility``  §2: perspective, audience, lineage, alive, context
-``search``       §3: terms, filters, exclusion counts, neighbours, budget admission
-``delivery``     §5 and the decisions: proofs relied on, check_delivery's reasons
+``eligibility``  who may see what: perspective, audience, lineage, alive, context
+``search``       terms, filters, exclusion counts, neighbours, budget admission
+``delivery``     the delivery check: proofs relied on, check_delivery's reasons
 ``scenarios``    hypothesis strategies producing valid scenarios
 
 The hypothesis profiles ("ci", "deep") live in tests/conftest.py; docs/testing.md

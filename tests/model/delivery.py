@@ -1,4 +1,4 @@
-"""SPEC §5 and docs/decisions.md ("Proofs relied on", "Delivery"): the recheck of a
+"""docs/decisions.md ("Proofs relied on", "Delivery"): the recheck of a
 run's evidence before the agent's reply goes out."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SPEC §2, "Who may see what", rule by rule."""
+"""Who may see what, rule by rule: perspective, audience, lineage, alive, not in context."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def lineage_passes(world: World, audience: frozenset[str], message: Message) -> 
 
 
 def first_failed_rule(world: World, run: Run, message: Message) -> str | None:
-    """The first of §2's rules the message fails for the run (in the audit's order), or None."""
+    """The first eligibility rule the message fails for the run (in the audit's order), or None."""
     if not perspective_passes(world, run.agent_id, message):
         return "perspective"
     if not audience_passes(world, run.audience, message.conversation_id, message.sent_at):

@@ -1,4 +1,4 @@
-"""SPEC §3 (and §4's exclusion counts), without the ranking formula.
+"""The search (and the audit's exclusion counts), without the ranking formula.
 
 What a call of ``search_history`` must return, decided from the world, the
 run and the arguments:
@@ -183,7 +183,7 @@ def exact_rank_key(world: World, run: Run, terms: list[str], lexicon: Lexicon,
     """Rank order under the test's "exact" weights (text 0, coverage 1, actor 10, conversation 100,
     participation 1000, recency 0): participation, conversation, actor, coverage (the share of the
     query's rarity matched), then sent_at descending, then message id (decisions: a weighted sum;
-    SPEC: ties by sent_at desc, then id)."""
+    equal scores: sent_at descending, then id)."""
     coverage = rarity_coverage(terms, eligible, lexicon)
 
     def key(m: Message):

@@ -59,7 +59,7 @@ class Run:
     current_message_id: str
     loaded_message_ids: tuple[str, ...]
     explicit_audience: tuple[str, ...] | None
-    audience: frozenset[str]  # what every search of the run uses (SPEC §2, decisions: fixed at begin_run)
+    audience: frozenset[str]  # what every search of the run uses (decisions: fixed at begin_run)
     ended: bool = False
     # message id -> ids of the proofs its eligibility or speaker match relied on
     evidence: dict[str, set[str]] = field(default_factory=dict)
@@ -107,7 +107,7 @@ class World:
                 if conv == conversation_id and any(m.until is None for m in ms)}
 
     def default_audience(self, run_agent: str, conversation_id: str) -> frozenset[str]:
-        """SPEC §2: members of the destination whose membership is open now, the agent excepted."""
+        """The default audience: members of the destination whose membership is open now, the agent excepted."""
         return frozenset(self.open_members(conversation_id) - {run_agent})
 
     # --- identity links ----------------------------------------------------

@@ -1,4 +1,4 @@
-"""The markdown tables of a bench run (``results.md``, copied into docs/benchmarks.md)."""
+"""The markdown tables of a bench run (``results.md`` in ``--out``; docs/benchmarks.md, "Reading the output")."""
 
 from __future__ import annotations
 

@@ -570,7 +570,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dsn", default=None,
                         help="superuser DSN of an empty migrated database (default: a throwaway cluster)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default="bench-out", help="directory for results.json (and chart.png)")
+    parser.add_argument("--out", default="bench-out",
+                        help="directory for results.json, results.md and chart.png (default: bench-out, "
+                             "under the current directory)")
     parser.add_argument("--concurrency", default="1,2,8", help="comma-separated closed-loop concurrency levels")
     parser.add_argument("--duration-s", type=float, default=6.0, help="seconds per shape and concurrency level")
     parser.add_argument("--min-queries", type=int, default=40, help="at least this many queries per cell")
