@@ -243,3 +243,23 @@ def test_bad_listen_addresses_and_a_bad_dsn_are_one_line_errors(db_dsn):
     bad_dsn = run("--http", "127.0.0.1:0", "--dsn", "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
     assert bad_dsn.returncode == 2 and "serving" not in bad_dsn.stderr
     assert len(bad_dsn.stderr.strip().splitlines()) == 1, bad_dsn.stderr
+
+
+def test_strict_publishes_the_strict_schema_with_metadata(db_dsn, runtime):
+    from history_search import TOOL_ANNOTATIONS, output_schema, tool_schema
+
+    run = runtime.begin_run("agent", "team", "alice", "q")
+
+    async def body(url: str) -> Any:
+        async with client(url, str(run)) as c:
+            listed = await c.list_tools()
+            nulls = await c.call_tool("search_history", {"query": "launch", "speaker": None, "after": None,
+                                                         "before": None, "limit": None})
+            return listed, nulls
+
+    with http_server(as_role(db_dsn, "history_searcher"), "--strict") as url:
+        listed, nulls = asyncio.run(body(url))
+    [tool] = listed.tools
+    assert tool.input_schema == tool_schema(strict=True) and tool.output_schema == output_schema()
+    assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == TOOL_ANNOTATIONS
+    assert not nulls.is_error and payload(nulls)["hits"]  # validated against outputSchema by the SDK's client
