@@ -195,7 +195,7 @@ def output_schema() -> dict[str, Any]:
     """The JSON Schema of a successful result (:meth:`SearchResult.to_dict`), MCP ``outputSchema``.
 
     Objects allow more properties than listed: the result types may grow fields
-    (SPEC §3: more fields and more ``reasons`` keys may be added, none renamed).
+    (the result types are public: fields and ``reasons`` keys may be added, never renamed).
     """
     role = {"type": "string", "enum": ["requester", "you", "other"]}
     message = {
@@ -417,7 +417,7 @@ def _error(message: str, code: str) -> dict[str, Any]:
 
 
 def _server_error(exc: HistorySearchError, run: Any) -> ToolCallError:
-    """The server's error as the model may see it: without the run token (SPEC §3, model-visible output)."""
+    """The server's error as the model may see it: nothing model-visible carries the run token."""
     if isinstance(exc, UnknownRun):
         ended = "ended" in exc.message
         return ToolCallError("the run has ended: this turn can search no more" if ended
