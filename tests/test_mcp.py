@@ -211,3 +211,14 @@ def test_a_built_wheel_installed_outside_the_checkout_serves_mcp(tmp_path, db_ds
 
     result = asyncio.run(session(params, body))
     assert not result.is_error and len(payload(result)["hits"]) == 1
+
+
+def test_a_database_failure_reaches_the_model_without_connection_details():
+    """The server's own log gets the driver's text; the model gets that the search failed, and no DSN."""
+    from history_search.mcp_server import _Session
+
+    dsn = "postgresql://secret_login:hunter2@127.0.0.1:1/secret_db?connect_timeout=2"
+    result = asyncio.run(_Session(dsn, uuid.uuid4()).call({"query": "launch"}))
+    assert result["code"] == "database_error" and result["error"].startswith("the search failed for a database")
+    for leak in ("secret_login", "hunter2", "secret_db", "127.0.0.1", "port"):
+        assert leak not in json.dumps(result)
