@@ -2,7 +2,7 @@
 -- missed (issue 13, item 6; docs/testing.md, "Planted faults"). Each block
 -- names the fault it catches.
 BEGIN;
-SELECT plan(42);
+SELECT plan(45);
 
 -- ------------------------------------------------------------------ the world
 --   pf-g    group    pf-bot, pf-p1, pf-p2 since 01-01; pf-p3 never
@@ -286,6 +286,44 @@ INSERT INTO pf_results VALUES ('n1', history._search_history(pg_temp.run('n1'), 
 SELECT is(jsonb_array_length(pg_temp.k_scores('n0')), 2, '(n) control: two hits, pf-k3 and pf-kz (written by pf-zed)');
 SELECT is(pg_temp.k_scores('n1'), pg_temp.k_scores('n0'),
           '(n) display names of accounts outside the run (pf-zed, an author; pf-stranger, in no conversation) change no score or reason');
+
+
+-- ---------------------------------------------- (o) the window's ends, end to end
+-- Every window is [since, until): of an audience member (pf-p2 in pf-b) and
+-- of the agent (in pf-b2). A match at the instant one joined is in, at the
+-- instant it left out, and the last instant before joining out.
+--   pf-b    group    pf-bot, pf-p1 since 01-01; pf-p2 02-01 .. 02-10
+--   pf-b2   group    pf-p1 since 01-01; pf-bot 02-01 .. 02-10
+DO $b$
+BEGIN
+    PERFORM history.upsert_conversation(c, 'group') FROM unnest(ARRAY['pf-b', 'pf-b2']) c;
+    PERFORM history.add_member(c, a, s::timestamptz) FROM (VALUES ('pf-b', 'pf-bot', '2026-01-01 00:00+00'),
+        ('pf-b', 'pf-p1', '2026-01-01 00:00+00'), ('pf-b', 'pf-p2', '2026-02-01 00:00+00'),
+        ('pf-b2', 'pf-p1', '2026-01-01 00:00+00'), ('pf-b2', 'pf-bot', '2026-02-01 00:00+00')) v(c, a, s);
+    PERFORM history.post_message(m, c, 'pf-p1', b, s::timestamptz) FROM (VALUES
+        ('pf-b-pre', 'pf-b', 'pfsloe', '2026-01-31 23:59:59.999999+00'),
+        ('pf-b-join', 'pf-b', 'pfsloe', '2026-02-01 00:00+00'),
+        ('pf-b-mid', 'pf-b', 'pfsloe', '2026-02-05 00:00+00'),
+        ('pf-b-left', 'pf-b', 'pfsloe', '2026-02-10 00:00+00'),
+        ('pf-b2-pre', 'pf-b2', 'pfsloe', '2026-01-31 23:59:59.999999+00'),
+        ('pf-b2-join', 'pf-b2', 'pfsloe', '2026-02-01 00:00+00'),
+        ('pf-b2-left', 'pf-b2', 'pfsloe', '2026-02-10 00:00+00'),
+        ('pf-b-now', 'pf-b', 'and?', '2026-02-12 00:00+00')) v(m, c, b, s);
+    PERFORM history.remove_member('pf-b', 'pf-p2', '2026-02-10 00:00+00');
+    PERFORM history.remove_member('pf-b2', 'pf-bot', '2026-02-10 00:00+00');
+END
+$b$;
+INSERT INTO pf_runs VALUES
+    ('b12', history.begin_run('pf-bot', 'pf-b', 'pf-p1', 'pf-b-now', '{}', ARRAY['pf-p1', 'pf-p2'])),
+    ('b1', history.begin_run('pf-bot', 'pf-b', 'pf-p1', 'pf-b-now', '{}', ARRAY['pf-p1']));
+INSERT INTO pf_results VALUES ('b12', history._search_history(pg_temp.run('b12'), 'pfsloe')),
+                              ('b1', history._search_history(pg_temp.run('b1'), 'pfsloe'));
+SELECT is(pg_temp.hit_ids('b12'), ARRAY['pf-b-join', 'pf-b-mid'],
+          '(o) audience pf-p1, pf-p2: the match at the instant pf-p2 joined is a hit; at the instant it left, and just before it joined, not');
+SELECT is(ARRAY[(pg_temp.audit('b12')).excluded_perspective, (pg_temp.audit('b12')).excluded_audience], ARRAY[2, 3],
+          '(o) and the audit counts pf-b2-pre, pf-b2-left under perspective (the agent''s window), pf-b-pre, pf-b-left and pf-b2-join (pf-p2 never read pf-b2) under audience');
+SELECT is(pg_temp.hit_ids('b1'), ARRAY['pf-b-join', 'pf-b-left', 'pf-b-mid', 'pf-b-pre', 'pf-b2-join'],
+          '(o) audience pf-p1: in pf-b2 the match at the instant the agent joined is a hit; at the instant it left, and just before it joined, not');
 
 SELECT * FROM finish();
 ROLLBACK;
