@@ -2,7 +2,7 @@
 -- missed (issue 13, item 6; docs/testing.md, "Planted faults"). Each block
 -- names the fault it catches.
 BEGIN;
-SELECT plan(45);
+SELECT plan(47);
 
 -- ------------------------------------------------------------------ the world
 --   pf-g    group    pf-bot, pf-p1, pf-p2 since 01-01; pf-p3 never
@@ -308,6 +308,10 @@ BEGIN
         ('pf-b2-pre', 'pf-b2', 'pfsloe', '2026-01-31 23:59:59.999999+00'),
         ('pf-b2-join', 'pf-b2', 'pfsloe', '2026-02-01 00:00+00'),
         ('pf-b2-left', 'pf-b2', 'pfsloe', '2026-02-10 00:00+00'),
+        -- not matches: neighbours at the window's ends (ids order ties on sent_at)
+        ('pf-b2-a', 'pf-b2', 'at the join', '2026-02-01 00:00+00'),
+        ('pf-b2-last', 'pf-b2', 'the last before leaving', '2026-02-09 23:59:59.999999+00'),
+        ('pf-b2-z', 'pf-b2', 'at the leaving', '2026-02-10 00:00+00'),
         ('pf-b-now', 'pf-b', 'and?', '2026-02-12 00:00+00')) v(m, c, b, s);
     PERFORM history.remove_member('pf-b', 'pf-p2', '2026-02-10 00:00+00');
     PERFORM history.remove_member('pf-b2', 'pf-bot', '2026-02-10 00:00+00');
@@ -324,6 +328,12 @@ SELECT is(ARRAY[(pg_temp.audit('b12')).excluded_perspective, (pg_temp.audit('b12
           '(o) and the audit counts pf-b2-pre, pf-b2-left under perspective (the agent''s window), pf-b-pre, pf-b-left and pf-b2-join (pf-p2 never read pf-b2) under audience');
 SELECT is(pg_temp.hit_ids('b1'), ARRAY['pf-b-join', 'pf-b-left', 'pf-b-mid', 'pf-b-pre', 'pf-b2-join'],
           '(o) audience pf-p1: in pf-b2 the match at the instant the agent joined is a hit; at the instant it left, and just before it joined, not');
+SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
+                  jsonb_array_elements(h.before) n WHERE r.name = 'b1' AND h.message_id = 'pf-b2-join'),
+          ARRAY['pf-b2-a'], '(o) its before-neighbour: pf-b2-a, sent at the instant the agent joined (pf-b2-pre, just before, is not)');
+SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
+                  jsonb_array_elements(h.after) n WHERE r.name = 'b1' AND h.message_id = 'pf-b2-join'),
+          ARRAY['pf-b2-last'], '(o) its after-neighbour: pf-b2-last, the last instant before the agent left (not pf-b2-left, pf-b2-z, sent at it)');
 
 SELECT * FROM finish();
 ROLLBACK;
