@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(139);
+SELECT plan(144);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
@@ -37,7 +37,9 @@ INSERT INTO surface VALUES
     ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
         true, true, false, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
-        false, false, false, true);
+        false, false, false, true),
+    ('run_status', ARRAY['uuid'],
+        true, true, false, false);
 
 CREATE TEMP TABLE client_roles (role name) ON COMMIT DROP;
 INSERT INTO client_roles VALUES ('history_runtime'), ('history_searcher'), ('history_auditor'),
@@ -115,8 +117,8 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_runtime may execute exactly the runtime functions and search_history (procedure and function)');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_searcher', oid, 'EXECUTE')),
-          ARRAY['_search_history', 'search_history'],
-          'history_searcher may execute search_history (procedure and function) and nothing else');
+          ARRAY['_search_history', 'run_status', 'search_history'],
+          'history_searcher may execute search_history (procedure and function) and run_status, nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
           '{}'::text[],

@@ -144,6 +144,8 @@ QUERIES: dict[str, str] = {
     # End a run without a reply.
     "end_run": """
         SELECT history.end_run(p_run => %(run)s::uuid)""",
+    "run_status": """
+        SELECT history.run_status(p_run => %(run)s::uuid) AS status""",
     # The run's evidence that would no longer pass, with the reason.
     "check_delivery": """
         SELECT d.message_id, d.reason FROM history.check_delivery(p_run => %(run)s::uuid) AS d""",
@@ -377,6 +379,10 @@ def _decode_matches(row: dict[str, Any]) -> bool:
     return bool(row["matches"])
 
 
+def _decode_status(row: dict[str, Any]) -> str:
+    return str(row["status"])
+
+
 def _decode_problems(rows: list[dict[str, Any]]) -> list[DeliveryProblem]:
     return [DeliveryProblem.from_dict(r) for r in rows]
 
@@ -457,6 +463,10 @@ class _Ops:
     @staticmethod
     def end_run(run: Any) -> _Op[None]:
         return _op("end_run", run=_run_token(run))
+
+    @staticmethod
+    def run_status(run: Any) -> _Op[str]:
+        return _op("run_status", "one", _decode_status, run=_run_token(run))
 
     @staticmethod
     def check_delivery(run: Any) -> _Op[list[DeliveryProblem]]:
@@ -735,6 +745,10 @@ class Search(_SyncBase):
                before: datetime | None = None, limit: int | None = 8) -> SearchResult:
         return self._call(_search_op(self._run, query, speaker, after, before, limit))
 
+    def status(self) -> str:
+        """``'open'`` or ``'ended'`` (:class:`UnknownRun` for a token no run has): no search, no audit."""
+        return self._call(_Ops.run_status(self._run))
+
     def __repr__(self) -> str:
         return f"Search(run={self._run})"
 
@@ -753,6 +767,10 @@ class AsyncSearch(_AsyncBase):
     async def search(self, query: str, speaker: str | None = "anyone", after: datetime | None = None,
                      before: datetime | None = None, limit: int | None = 8) -> SearchResult:
         return await self._call(_search_op(self._run, query, speaker, after, before, limit))
+
+    async def status(self) -> str:
+        """``'open'`` or ``'ended'`` (:class:`UnknownRun` for a token no run has): no search, no audit."""
+        return await self._call(_Ops.run_status(self._run))
 
     def __repr__(self) -> str:
         return f"AsyncSearch(run={self._run})"

@@ -17,9 +17,9 @@ Two transports, one tool:
   server per turn. The run is checked before anything is served: an unknown
   or ended run is a one-line error and exit 2.
 
-A run is checked the first time the server sees its token, with one search for
-the empty query: the audit shows it as a search with no terms and no hits (the
-SQL surface grants ``history_searcher`` nothing but the search). A run that ends
+A run is checked the first time the server sees its token, with
+``history.run_status`` (it reads the run, writes nothing and spends no search
+or budget). A run that ends
 later is found by its next search, whose tool error says "the run has ended";
 from then on its token is refused like an unknown one.
 
@@ -97,11 +97,13 @@ def _database_error(exc: BaseException) -> dict[str, Any]:
 
 
 async def _check_run(search: AsyncSearch) -> None:
-    """Raise :class:`RunRefused` unless ``search``'s run is open (one empty, audited search)."""
+    """Raise :class:`RunRefused` unless ``search``'s run is open (``history.run_status``: no search, no audit)."""
     try:
-        await search.search("")
-    except UnknownRun as exc:
-        raise RunRefused("the run has ended" if "ended" in exc.message else "the run is unknown") from None
+        status = await search.status()
+    except UnknownRun:
+        raise RunRefused("the run is unknown") from None
+    if status != "open":
+        raise RunRefused("the run has ended")
 
 
 def _build_server(types: Any, tool_def: dict[str, Any],
