@@ -113,13 +113,17 @@ class World:
     # --- identity links ----------------------------------------------------
 
     def linked(self, account_id: str) -> set[str]:
-        """The account and every account reachable from it through unrevoked proofs."""
+        """The account and every account reachable from it through unrevoked proofs.
+
+        Links join person accounts only: a proof with an agent at either end
+        (link_identity refuses one; an earlier release accepted it) joins nothing.
+        """
         seen = {account_id}
         todo = [account_id]
         while todo:
             current = todo.pop()
             for p in self.proofs.values():
-                if p.revoked:
+                if p.revoked or "agent" in (self.accounts.get(p.account_a), self.accounts.get(p.account_b)):
                     continue
                 for a, b in ((p.account_a, p.account_b), (p.account_b, p.account_a)):
                     if a == current and b not in seen:
