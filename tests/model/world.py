@@ -8,7 +8,7 @@ past (PITFALLS.md: "Build test worlds in the past"), so a membership is open
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 
 BUDGET = 400
 
@@ -106,9 +106,14 @@ class World:
         return {acc for (conv, acc), ms in self.memberships.items()
                 if conv == conversation_id and any(m.until is None for m in ms)}
 
-    def default_audience(self, run_agent: str, conversation_id: str) -> frozenset[str]:
-        """The default audience: members of the destination whose membership is open now, the agent excepted."""
-        return frozenset(self.open_members(conversation_id) - {run_agent})
+    def default_audience(self, run_agent: str, conversation_id: str, at: datetime | None = None) -> frozenset[str]:
+        """The default audience: members of the destination whose membership is open at ``at`` (now
+        when None), the agent excepted. Open means not ended by then: a since still ahead of ``at``
+        (a join recorded by a clock running ahead) counts as open."""
+        t = datetime.now(timezone.utc) if at is None else at
+        return frozenset({acc for (conv, acc), ms in self.memberships.items()
+                          if conv == conversation_id and any(m.until is None or m.until > t for m in ms)}
+                         - {run_agent})
 
     # --- identity links ----------------------------------------------------
 
