@@ -5,7 +5,7 @@
 -- own. now() is this transaction's start, so memberships placed relative to
 -- it land exactly on the boundaries.
 BEGIN;
-SELECT plan(17);
+SELECT plan(22);
 
 SELECT history.upsert_account(a, k) FROM (VALUES ('lc-bot', 'agent'), ('lc-bot2', 'agent'), ('lc-alice', 'person'),
         ('lc-bob', 'person'), ('lc-carol', 'person'), ('lc-dave', 'person'), ('lc-eve', 'person')) v(a, k);
@@ -93,6 +93,36 @@ ROLLBACK TO SAVEPOINT s2;
 SELECT lives_ok($$SELECT history.record_reply((SELECT run FROM t_solo), 'lc-reply', 'it is 4242', now() - interval '11 minutes')$$,
                 'record_reply: sent_at before eve joined: delivered');
 SELECT ok((SELECT ended_at IS NOT NULL FROM history.runs WHERE run_token = (SELECT run FROM t_solo)), 'the run ended');
+
+-- ======================================================== the delivery recheck at the instants
+-- A membership closed after the search, back-dated onto the evidence's sent_at
+-- exactly, no longer holds it ([since, until) excludes until); a microsecond
+-- later it still does. For the agent that is perspective, for an explicit
+-- audience account audience.
+SELECT history.upsert_conversation('lc-bound', 'group');
+SELECT history.add_member('lc-bound', a, '2026-01-01') FROM (VALUES ('lc-bot'), ('lc-alice')) v(a);
+SELECT history.post_message('lc-b1', 'lc-bound', 'lc-alice', 'the quokka budget', '2026-03-01 12:00');
+SELECT history.post_message('lc-b2', 'lc-bound', 'lc-alice', 'any news?', '2026-03-02');
+CREATE TEMP TABLE t_bound ON COMMIT DROP AS
+SELECT history.begin_run('lc-bot', 'lc-bound', 'lc-alice', 'lc-b2', p_audience => ARRAY['lc-alice']) AS run;
+SELECT is((SELECT array_agg(h.message_id) FROM unnest((history._search_history((SELECT run FROM t_bound), 'quokka')).hits) h),
+          ARRAY['lc-b1'], 'the evidence at 12:00 is found');
+SAVEPOINT b;
+SELECT history.remove_member('lc-bound', 'lc-bot', '2026-03-01 12:00');
+SELECT results_eq($$SELECT message_id, reason FROM history.check_delivery((SELECT run FROM t_bound))$$,
+                  $$VALUES ('lc-b1'::text, 'perspective'::text)$$, 'check_delivery: the agent left at the evidence''s instant: perspective');
+ROLLBACK TO SAVEPOINT b;
+SELECT history.remove_member('lc-bound', 'lc-bot', '2026-03-01 12:00:00.000001');
+SELECT is((SELECT count(*)::int FROM history.check_delivery((SELECT run FROM t_bound))), 0,
+          'check_delivery: the agent left a microsecond after the evidence: it passes');
+SAVEPOINT b;
+SELECT history.remove_member('lc-bound', 'lc-alice', '2026-03-01 12:00');
+SELECT results_eq($$SELECT message_id, reason FROM history.check_delivery((SELECT run FROM t_bound))$$,
+                  $$VALUES ('lc-b1'::text, 'audience'::text)$$, 'check_delivery: the audience account left at the evidence''s instant: audience');
+ROLLBACK TO SAVEPOINT b;
+SELECT history.remove_member('lc-bound', 'lc-alice', '2026-03-01 12:00:00.000001');
+SELECT is((SELECT count(*)::int FROM history.check_delivery((SELECT run FROM t_bound))), 0,
+          'check_delivery: the audience account left a microsecond after the evidence: it passes');
 
 SELECT * FROM finish();
 ROLLBACK;
