@@ -8,7 +8,7 @@ SELECT plan(9);
 
 CREATE TEMP TABLE reference_tables (relname name PRIMARY KEY);
 INSERT INTO reference_tables VALUES ('accounts'), ('identity_proofs'), ('write_locks'), ('search_settings'),
-    ('query_digest_keys'), ('tenants'), ('reindex_progress');
+    ('query_digest_keys'), ('tenants'), ('reindex_progress'), ('account_erasures');
 CREATE TEMP VIEW keyed_tables AS
 SELECT c.oid, c.relname,
        (SELECT a.attnum FROM pg_attribute a
