@@ -181,6 +181,43 @@ def test_erasure_is_idempotent_and_refuses_writes_to_the_placeholders(conn):
         assert e.value.sqlstate == "HS004", stmt
 
 
+def erase_while(conn, db_dsn, statement, args) -> int:
+    """Run ``statement`` in an open transaction, start erasing alice, commit the
+    statement once the erasure waits for it; return what the erasure returned."""
+    writer = psycopg.connect(db_dsn)
+    writer.execute(statement, args)
+    eraser = psycopg.connect(db_dsn, autocommit=True)
+    pid = eraser.info.backend_pid
+    out: list = []
+    th = threading.Thread(target=lambda: out.append(
+        eraser.execute("SELECT history.erase_account('alice', %s)", (t(30),)).fetchone()[0]))
+    th.start()
+    for _ in range(200):
+        if conn.execute("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()[0]:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the erasure never waited for the concurrent write")
+    writer.commit()
+    th.join(30)
+    writer.close()
+    eraser.close()
+    return out[0]
+
+
+def test_erasure_catches_a_concurrent_edit_and_a_concurrent_post(conn, db_dsn):
+    build_world(conn)
+    # An edit in flight when the erasure starts: its body is erased too, and its message counts as deleted.
+    assert erase_while(conn, db_dsn, "SELECT history.edit_message('a3', 'xylophone encore', %s)", (t(25),)) == 3
+    assert find_words(conn, ALICE_WORDS + ALICE_STEMS) == set()
+    assert conn.execute("""SELECT e.event_kind FROM history.messages m JOIN history.message_events e
+                             ON e.event_key = m.current_event_key WHERE m.message_id = 'a3'""").fetchone()[0] == "deleted"
+    # A post by the account in flight: the erasure waits for it, then erases it.
+    assert erase_while(conn, db_dsn, "SELECT history.post_message('a9', 'g', 'alice', 'marzipan again', %s)",
+                       (t(26),)) == 1
+    assert find_words(conn, ALICE_WORDS + ALICE_STEMS) == set()
+
+
 def test_erasure_bad_input_is_an_hs_error_and_changes_nothing(conn):
     build_world(conn)
     for args, state, named in [(("nobody", t(30)), "HS003", "nobody"), (("alice", None), "HS001", "p_at"),
