@@ -398,27 +398,59 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def add_mcp(sub: Subparsers) -> None:
-    p = sub.add_parser("mcp", help="serve the search_history tool over MCP (stdio) for one run",
-                       description="Serve the search_history tool over MCP on stdin/stdout, bound to one run "
-                                   "(the host starts one server per agent turn, after begin_run; the model "
-                                   "never chooses the run). Needs the 'mcp' extra: "
+    p = sub.add_parser("mcp", help="serve the search_history tool over MCP: streamable HTTP (many runs) or stdio "
+                                   "(one run)",
+                       description="Serve the search_history tool over MCP. With --http HOST:PORT: one long-lived "
+                                   "server over streamable HTTP for many agent turns at once; each request names "
+                                   "its run with 'Authorization: Bearer <run token>', set by the host. Without "
+                                   "--http: stdio, bound to one run (--run), for hosts that start a server per "
+                                   "turn. The model never chooses the run. Needs the 'mcp' extra: "
                                    "pip install 'history-search[mcp]'. A history_searcher login is enough.")
     _add_dsn(p)
-    p.add_argument("--run", type=_uuid("run token"), default=os.environ.get(RUN_ENV),
-                   help=f"run token (uuid) from begin-run (default: ${RUN_ENV})")
+    p.add_argument("--http", metavar="HOST:PORT",
+                   help="serve streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1; port 0 "
+                        "picks a free one). Plain HTTP: put TLS in front of anything but loopback")
+    p.add_argument("--run", type=_uuid("run token"), default=None,
+                   help=f"stdio only: the run token (uuid) from begin-run (default: ${RUN_ENV})")
+    p.add_argument("--strict", action="store_true",
+                   help="publish the strict input schema (every argument required, the optional ones nullable)")
+    p.add_argument("--pool-size", type=_positive, default=10,
+                   help="HTTP only: most database connections at once (default: 10)")
     p.set_defaults(func=run_mcp)
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    from .mcp_server import McpUnavailable, serve
+    from .mcp_server import McpUnavailable, RunRefused, is_loopback, parse_listen, print_listening, serve, serve_http
 
     dsn = _require_dsn(args)
-    if args.run is None:
-        raise CliError(f"no run given: pass --run TOKEN or set {RUN_ENV}")
     try:
-        serve(dsn, args.run)
+        if args.http is not None:
+            if args.run is not None:
+                raise CliError("--run is for stdio; over HTTP each request names its run with "
+                               "Authorization: Bearer <run token>")
+            try:
+                host, port = parse_listen(args.http)
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
+            if not is_loopback(host):
+                print(f"history-search mcp: warning: listening on {host}, not loopback, over plain HTTP: "
+                      "run tokens cross the network in clear unless TLS is in front (see the README)",
+                      file=sys.stderr, flush=True)
+            serve_http(dsn, host, port, pool_size=args.pool_size, strict=args.strict, on_listening=print_listening)
+            return EXIT_OK
+        run = args.run
+        if run is None and os.environ.get(RUN_ENV):
+            try:
+                run = _uuid(f"${RUN_ENV}")(os.environ[RUN_ENV])
+            except argparse.ArgumentTypeError as exc:
+                raise CliError(str(exc)) from None
+        if run is None:
+            raise CliError(f"no run given: pass --run TOKEN or set {RUN_ENV} (or serve many runs: --http HOST:PORT)")
+        serve(dsn, run, strict=args.strict)
     except McpUnavailable as exc:
         raise CliError(str(exc)) from None
+    except RunRefused as exc:
+        raise CliError(f"{exc}: begin a new run") from None
     return EXIT_OK
 
 

@@ -506,7 +506,8 @@ def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
                 raise PlanError(f"change {change.name} has no {kind} script: {script}")
             scripts.append(load_script(script))
         content = change_hash(change.id, expand_includes(top / "deploy" / f"{change.script}.sql"))
-        migration = PlanMigration(change, *scripts, content)
+        deploy, revert, verify = scripts
+        migration = PlanMigration(change, deploy, revert, verify, content)
         deps = {by_id[r] for r in change.requires}
         if previous is not None:
             deps.add(previous)
