@@ -69,6 +69,7 @@ SELECT set_eq($$SELECT k.conrelid::regclass::text || ' (' || array_to_string(ARR
                     'history.conversation_authors (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
                     'history.identity_proofs (account_a_key) -> history.accounts (account_key)',
                     'history.identity_proofs (account_b_key) -> history.accounts (account_key)',
+                    'history.account_erasures (account_key) -> history.accounts (account_key)',
                     'history.runs (agent_key) -> history.accounts (account_key)',
                     'history.runs (requester_key) -> history.accounts (account_key)',
                     'history.runs (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
