@@ -249,6 +249,21 @@ def test_client_runtime_erase_account(db_dsn, conn):
     assert find_words(conn, ["quixotic"]) == set()
 
 
+def test_async_client_erase_account(db_dsn, conn):
+    import asyncio
+
+    from history_search import AsyncRuntime
+
+    build_world(conn)
+
+    async def erase() -> int:
+        async with await psycopg.AsyncConnection.connect(db_dsn, autocommit=True) as c:
+            return await AsyncRuntime(c).erase_account("alice", t(30))
+
+    assert asyncio.run(erase()) == 3
+    assert find_words(conn, ["quixotic"]) == set()
+
+
 # -- purge ----------------------------------------------------------------------------------------
 
 
