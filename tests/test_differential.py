@@ -37,7 +37,7 @@ from psycopg import sql
 
 from tests.model import delivery, search as msearch
 from tests.harness import call_search
-from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Link, Post,
+from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, Link, Post,
                              RemoveMember, Reply, Revoke, Search, apply, at)
 from tests.model.scenarios import Scenario, budget_scenarios, scenarios
 from tests.model.world import World
@@ -129,6 +129,8 @@ class SqlSide:
             c.execute("SELECT history.edit_message(%s, %s, %s)", (op.message_id, op.body, at(op.at)))
         elif isinstance(op, Delete):
             c.execute("SELECT history.delete_message(%s, %s)", (op.message_id, at(op.at)))
+        elif isinstance(op, Erase):
+            c.execute("SELECT history.erase_account(%s, %s)", (op.account_id, at(op.at)))
         elif isinstance(op, Link):
             c.execute("SELECT history.link_identity(%s, %s, %s, %s)",
                       (op.proof_id, op.account_a, op.account_b, at(op.verified_at)))
@@ -270,7 +272,7 @@ def side(pg_server, template_db):
         pg_server.drop_database(name)
 
 
-WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Link, Revoke, End)
+WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke, End)
 
 
 def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:

@@ -8,7 +8,7 @@ SELECT plan(12);
 
 CREATE TEMP TABLE reference_tables (relname name PRIMARY KEY);
 INSERT INTO reference_tables VALUES ('accounts'), ('identity_proofs'), ('write_locks'), ('search_settings'),
-    ('query_digest_keys'), ('tenants'), ('reindex_progress');
+    ('query_digest_keys'), ('tenants'), ('reindex_progress'), ('account_erasures');
 CREATE TEMP VIEW keyed_tables AS
 SELECT c.oid, c.relname,
        (SELECT a.attnum FROM pg_attribute a
@@ -69,6 +69,7 @@ SELECT set_eq($$SELECT k.conrelid::regclass::text || ' (' || array_to_string(ARR
                     'history.conversation_authors (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
                     'history.identity_proofs (account_a_key) -> history.accounts (account_key)',
                     'history.identity_proofs (account_b_key) -> history.accounts (account_key)',
+                    'history.account_erasures (account_key) -> history.accounts (account_key)',
                     'history.runs (agent_key) -> history.accounts (account_key)',
                     'history.runs (requester_key) -> history.accounts (account_key)',
                     'history.runs (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',

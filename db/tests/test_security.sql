@@ -22,6 +22,8 @@ INSERT INTO surface VALUES
         true, false, false, false),
     ('delete_message', ARRAY['text', 'timestamp with time zone'],
         true, false, false, false),
+    ('erase_account', ARRAY['text', 'timestamp with time zone'],
+        true, false, false, false),
     ('link_identity', ARRAY['text', 'text', 'text', 'timestamp with time zone'],
         true, false, false, false),
     ('revoke_proof', ARRAY['text', 'timestamp with time zone'],
@@ -121,8 +123,8 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_searcher may execute search_history (procedure and function) and run_status, nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
-          '{}'::text[],
-          'history_auditor may execute no function (verify_query_digest is history_digest_verifier''s)');
+          ARRAY['schema_release'],
+          'history_auditor may execute schema_release (history.status shows it) and no other function');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_digest_verifier', oid, 'EXECUTE')),
           ARRAY['verify_query_digest'],
@@ -137,7 +139,7 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
             WHERE NOT in_extension AND pg_catalog.pg_get_functiondef(oid) ~* 'advisory'),
           '{}'::text[], 'no function of schema history takes an advisory lock (any login could take the same key)');
 
--- ---------------------------------------------------------------- functions, one by one (15 + 60)
+-- ---------------------------------------------------------------- functions, one by one (16 + 64)
 SELECT is_definer('history', s.name, s.args, pg_catalog.format('history.%s is SECURITY DEFINER', s.name))
   FROM surface s ORDER BY s.name;
 SELECT function_privs_are('history', s.name, s.args, r.role,
@@ -189,8 +191,8 @@ SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
                    AND (pg_catalog.has_table_privilege('history_auditor', c.oid,
                             'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
                         OR pg_catalog.has_any_column_privilege('history_auditor', c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')))),
-          ARRAY['search_audit', 'search_audit_messages'],
-          'history_auditor has privileges on the two audit views and nothing else');
+          ARRAY['search_audit', 'search_audit_messages', 'status'],
+          'history_auditor has privileges on the two audit views and the status view, and nothing else');
 SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
              FROM schema_relations c
             WHERE c.relkind = 'r'

@@ -126,6 +126,9 @@ QUERIES: dict[str, str] = {
     # Append a deletion event.
     "delete_message": """
         SELECT history.delete_message(p_message_id => %(message_id)s::text, p_at => %(at)s::timestamptz)""",
+    # Erase every text an account wrote; its messages stay as deleted placeholders.
+    "erase_account": """
+        SELECT history.erase_account(p_account_id => %(account_id)s::text, p_at => %(at)s::timestamptz) AS erased""",
     # Record a verified proof that two accounts are one person.
     "link_identity": """
         SELECT history.link_identity(
@@ -375,6 +378,10 @@ def _decode_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(rows)
 
 
+def _decode_erased(row: dict[str, Any]) -> int:
+    return int(row["erased"])
+
+
 def _decode_matches(row: dict[str, Any]) -> bool:
     return bool(row["matches"])
 
@@ -438,6 +445,11 @@ class _Ops:
     @staticmethod
     def delete_message(message_id: Any, at: Any) -> _Op[None]:
         return _op("delete_message", message_id=_text("message_id", message_id), at=_time("at", at))
+
+    @staticmethod
+    def erase_account(account_id: Any, at: Any) -> _Op[int]:
+        return _op("erase_account", "one", _decode_erased, account_id=_text("account_id", account_id),
+                   at=_time("at", at))
 
     @staticmethod
     def link_identity(proof_id: Any, account_a: Any, account_b: Any, verified_at: Any) -> _Op[None]:
@@ -629,6 +641,14 @@ class Runtime(_SyncBase):
     def delete_message(self, message_id: str, at: datetime) -> None:
         self._call(_Ops.delete_message(message_id, at))
 
+    def erase_account(self, account_id: str, at: datetime) -> int:
+        """Erase every text the account wrote (bodies, search documents, display name).
+
+        Its messages stay as deleted placeholders (ids, order and lineage hold).
+        Idempotent; returns how many messages lost text in this call.
+        """
+        return self._call(_Ops.erase_account(account_id, at))
+
     def link_identity(self, proof_id: str, account_a: str, account_b: str, verified_at: datetime) -> None:
         """Record a verified proof that two accounts belong to one person."""
         self._call(_Ops.link_identity(proof_id, account_a, account_b, verified_at))
@@ -690,6 +710,9 @@ class AsyncRuntime(_AsyncBase):
 
     async def delete_message(self, message_id: str, at: datetime) -> None:
         await self._call(_Ops.delete_message(message_id, at))
+
+    async def erase_account(self, account_id: str, at: datetime) -> int:
+        return await self._call(_Ops.erase_account(account_id, at))
 
     async def link_identity(self, proof_id: str, account_a: str, account_b: str, verified_at: datetime) -> None:
         await self._call(_Ops.link_identity(proof_id, account_a, account_b, verified_at))

@@ -37,7 +37,8 @@ from .migrations import (
 __all__ = ["DEFINER_FUNCTIONS", "GRANTS", "Health", "check_database"]
 
 _RUNTIME_FUNCTIONS = (
-    "add_member", "begin_run", "check_delivery", "delete_message", "edit_message", "end_run", "link_identity",
+    "add_member", "begin_run", "check_delivery", "delete_message", "edit_message", "end_run", "erase_account",
+    "link_identity",
     "post_message", "record_reply", "remove_member", "revoke_proof", "upsert_account", "upsert_conversation",
 )
 
@@ -53,7 +54,9 @@ GRANTS = frozenset(
        for name in ("_search_history", "search_history", "run_status")
        for role in ("history_runtime", "history_searcher")]
     + [("function verify_query_digest", "EXECUTE", "history_digest_verifier")]
-    + [(f"relation {view}", "SELECT", "history_auditor") for view in ("search_audit", "search_audit_messages")]
+    + [(f"relation {view}", "SELECT", "history_auditor") for view in ("search_audit", "search_audit_messages", "status")]
+    # history.status shows the release: a function a view calls is checked against its reader.
+    + [("function schema_release", "EXECUTE", "history_auditor")]
 )
 
 #: The settings every definer function pins (results never depend on the caller's session).
