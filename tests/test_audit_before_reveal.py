@@ -10,8 +10,11 @@ statement handling, as an attacker's client would.
 
 How it holds (docs/decisions.md, "Audit before reveal"): ``history.search_history``
 is a procedure that commits before it returns the hits, which PostgreSQL allows
-only at the top level; the definer function behind it, ``history._search_history``,
-refuses any caller but that procedure.
+only at the top level. The definer function behind it, ``history._search_history``,
+returns no hit to a client role: it keeps them for ``history._search_reveal``,
+which hands them out only once the search's transaction has committed (and its
+commit is flushed). Nothing reads the server's message text, so the guard holds
+in any ``lc_messages``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from tests.test_adversarial_query import BODIES, ELIGIBLE, Session, World, world
 QUERY = "launch budget review monday"
 CALL = "CALL history.search_history('{run}'::uuid, '{query}')"
 DIRECT = "SELECT history._search_history('{run}'::uuid, '{query}')"
+# The search and its reveal in one transaction: the reveal must refuse.
+SAME_XACT = ("SELECT history._search_reveal('{run}'::uuid, "
+             "(history._search_history('{run}'::uuid, '{query}')).search_event_id, '{query}')")
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +183,7 @@ def test_functions_cannot_call_the_procedure(world, searcher):
 
 
 # --------------------------------------------------------------------------
-# The definer function refuses every caller but the procedure
+# The definer function returns no hit; the reveal waits for the commit
 # --------------------------------------------------------------------------
 
 
@@ -187,7 +193,7 @@ def test_functions_cannot_call_the_procedure(world, searcher):
     "sql_function",  # inlined: no frame of its own
     "spoofed_procedure",  # a pg_temp procedure that prints like ours
 ])
-def test_the_definer_function_refuses_every_other_caller(world, searcher, wrapper):
+def test_the_definer_function_returns_no_hit_to_any_caller(world, searcher, wrapper):
     run = new_run(world)
     before = world.state(run)
     s = searcher
@@ -202,8 +208,7 @@ def test_the_definer_function_refuses_every_other_caller(world, searcher, wrappe
                      SELECT history._search_history(run, 'launch budget review monday') $$""")
         attempt = f"SELECT pg_temp.f('{run}'::uuid)"
     else:
-        # Same name and argument types as the real procedure: with pg_temp first on the
-        # search_path its frame prints exactly like the real one's would with history on it.
+        # Same name and argument types as the real procedure, and its body without the COMMITs.
         s.execute("SET search_path = pg_temp, history, pg_catalog")
         s.execute("""CREATE PROCEDURE pg_temp.search_history(p_run uuid, p_query text, p_speaker text DEFAULT 'anyone',
                          p_after timestamptz DEFAULT NULL, p_before timestamptz DEFAULT NULL, p_limit integer DEFAULT 8,
@@ -211,11 +216,60 @@ def test_the_definer_function_refuses_every_other_caller(world, searcher, wrappe
                      BEGIN
                          result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
                      END $$""")
-        attempt = f"CALL search_history('{run}'::uuid, '{QUERY}')"
-    with pytest.raises(errors.InsufficientPrivilege) as exc:
-        s.execute(attempt)
-    assert "history._search_history may only be called by the procedure history.search_history" in str(exc.value)
-    assert_nothing_left(world, run, before, set())
+        attempt = f"CALL pg_temp.search_history('{run}'::uuid, '{QUERY}')"
+    # The search runs and is audited, but its result carries no hit, and its hits
+    # cannot be revealed in the transaction that wrote the search.
+    row = s.execute(attempt).fetchone()
+    assert not bodies_in([str(row)]), "hits reached the caller"
+    if wrapper == "spoofed_procedure":
+        s.execute("RESET search_path")
+    result = as_result(world, row[0])
+    assert result["hits"] == []
+    assert world.state(run) != before, "the search did not run (the attempt proves nothing)"
+    assert committed_selections(world, run), "the search selected nothing (the attempt proves nothing)"
+
+
+@pytest.mark.parametrize("how", ["one_statement", "transaction_block", "savepoint"])
+def test_hits_are_not_revealed_in_the_transaction_that_wrote_the_search(world, searcher, how):
+    """The reveal decides by the search's transaction state (pg_xact_status), not by who calls."""
+    run = new_run(world)
+    before = world.state(run)
+    conn = searcher.conn
+    if how == "one_statement":
+        with pytest.raises(errors.InsufficientPrivilege) as exc:
+            conn.execute(SAME_XACT.format(run=run, query=QUERY))
+    else:
+        conn.autocommit = False
+        try:
+            if how == "savepoint":
+                conn.execute("SAVEPOINT s")
+            event = conn.execute(DIRECT.format(run=run, query=QUERY).replace(
+                "SELECT history._search_history", "SELECT (history._search_history") + ").search_event_id").fetchone()[0]
+            with pytest.raises(errors.InsufficientPrivilege) as exc:
+                conn.execute("SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY))
+            conn.rollback()
+        finally:
+            conn.autocommit = True
+    assert "revealed only after its audit is committed" in str(exc.value)
+    assert_nothing_left(world, run, before, bodies_in([str(exc.value)]))
+
+
+def test_a_reveal_is_once_and_for_the_run_that_searched(world, searcher):
+    run, other = new_run(world), new_run(world)
+    event = searcher.execute(DIRECT.format(run=run, query=QUERY).replace(
+        "SELECT history._search_history", "SELECT (history._search_history") + ").search_event_id").fetchone()[0]
+    with pytest.raises(psycopg.Error) as exc:
+        searcher.execute("SELECT history._search_reveal(%s, %s, %s)", (other, event, QUERY))
+    assert exc.value.sqlstate == "HS001"
+    revealed = as_result(world, searcher.execute("SELECT history._search_reveal(%s, %s, %s)",
+                                                 (run, event, QUERY)).fetchone()[0])
+    assert received_ids(revealed) and received_ids(revealed) <= committed_selections(world, run)
+    assert all(h["reasons"]["matched_terms"] for h in revealed["hits"])
+    assert set().union(*(h["reasons"]["matched_terms"] for h in revealed["hits"])) <= {"launch", "budget", "review",
+                                                                                        "monday"}
+    with pytest.raises(psycopg.Error) as exc:
+        searcher.execute("SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY))
+    assert exc.value.sqlstate == "HS001"
 
 
 def test_the_bare_procedure_name_works_while_no_other_routine_has_it(world, searcher):
@@ -268,10 +322,11 @@ def test_several_statements_in_one_query_string(world):
         assert res.status == pq.ExecStatus.FATAL_ERROR
         assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"2D000"
         assert_nothing_left(world, run, before, bodies_in(texts_of([res])))
-        # The definer function in such a string is refused the same way.
-        res = pgconn.exec_((DIRECT.format(run=run, query=QUERY) + "; SELECT 1/0").encode())
-        assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
-        assert_nothing_left(world, run, before, bodies_in(texts_of([res])))
+        # The definer function in such a string returns no hit, and the search rolls back.
+        pgconn.send_query((DIRECT.format(run=run, query=QUERY) + "; SELECT 1/0").encode())
+        got = results_of(pgconn)
+        assert got[-1].error_field(pq.DiagnosticField.SQLSTATE) == b"22012"
+        assert_nothing_left(world, run, before, bodies_in(texts_of(got)))
     finally:
         pgconn.finish()
 
@@ -286,8 +341,8 @@ def test_single_row_mode_with_a_later_row_failing(world):
              f"LATERAL (SELECT history._search_history('{run}'::uuid, '{QUERY}') AS r) x").encode())
         pgconn.set_single_row_mode()
         got = results_of(pgconn)
-        assert got[-1].error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
-        assert not any(r.status == pq.ExecStatus.SINGLE_TUPLE for r in got)
+        assert got[-1].error_field(pq.DiagnosticField.SQLSTATE) == b"22012"
+        assert any(r.status == pq.ExecStatus.SINGLE_TUPLE for r in got), "no row was sent (proves nothing)"
         assert_nothing_left(world, run, before, bodies_in(texts_of(got)))
     finally:
         pgconn.finish()
@@ -309,9 +364,9 @@ def test_copy_out_with_a_later_row_failing(world):
                     break
                 copied.append(bytes(data).decode())
             res = pgconn.get_result()
-        assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
-        assert not copied
-        assert_nothing_left(world, run, before, bodies_in(texts_of([res])))
+        assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"22012"
+        assert copied, "no row was copied (proves nothing)"
+        assert_nothing_left(world, run, before, bodies_in(texts_of([res]) + copied))
     finally:
         pgconn.finish()
 
@@ -350,9 +405,10 @@ def test_cursor_over_the_definer_function(world, searcher):
     conn = searcher.conn
     conn.autocommit = False
     try:
-        with pytest.raises(errors.InsufficientPrivilege):
-            conn.execute(f"DECLARE c CURSOR FOR {DIRECT.format(run=run, query=QUERY)}")
-            conn.execute("FETCH ALL FROM c")
+        conn.execute(f"DECLARE c CURSOR FOR {DIRECT.format(run=run, query=QUERY)}")
+        rows = conn.execute("FETCH ALL FROM c").fetchall()
+        assert rows and as_result(world, rows[0][0])["hits"] == []
+        assert not bodies_in([str(rows)])
         conn.rollback()
     finally:
         conn.autocommit = True

@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(139);
+SELECT plan(145);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
@@ -35,6 +35,8 @@ INSERT INTO surface VALUES
     ('record_reply', ARRAY['uuid', 'text', 'text', 'timestamp with time zone'],
         true, false, false, false),
     ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
+        true, true, false, false),
+    ('_search_reveal', ARRAY['uuid', 'uuid', 'text'],
         true, true, false, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
         false, false, false, true);
@@ -115,8 +117,8 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_runtime may execute exactly the runtime functions and search_history (procedure and function)');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_searcher', oid, 'EXECUTE')),
-          ARRAY['_search_history', 'search_history'],
-          'history_searcher may execute search_history (procedure and function) and nothing else');
+          ARRAY['_search_history', '_search_reveal', 'search_history'],
+          'history_searcher may execute search_history (procedure, search and reveal) and nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
           '{}'::text[],
@@ -135,7 +137,7 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
             WHERE NOT in_extension AND pg_catalog.pg_get_functiondef(oid) ~* 'advisory'),
           '{}'::text[], 'no function of schema history takes an advisory lock (any login could take the same key)');
 
--- ---------------------------------------------------------------- functions, one by one (15 + 60)
+-- ---------------------------------------------------------------- functions, one by one (16 + 64)
 SELECT is_definer('history', s.name, s.args, pg_catalog.format('history.%s is SECURITY DEFINER', s.name))
   FROM surface s ORDER BY s.name;
 SELECT function_privs_are('history', s.name, s.args, r.role,
@@ -255,6 +257,8 @@ SELECT throws_ok($$SELECT history.begin_run('a', 'c', 'r', 'm')$$, '42501', NULL
                  'history_searcher: begin_run is refused');
 SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, 'HS002', NULL,
                  'history_searcher: _search_history is executable (an unknown run gets HS002, not 42501)');
+SELECT throws_ok($$SELECT history._search_reveal(gen_random_uuid(), gen_random_uuid(), 'anything')$$, 'HS001', NULL,
+                 'history_searcher: _search_reveal is executable (an unknown search gets HS001, not 42501)');
 RESET ROLE;
 
 SET LOCAL ROLE history_auditor;
