@@ -11,10 +11,11 @@ statement handling, as an attacker's client would.
 How it holds (docs/decisions.md, "Audit before reveal"): ``history.search_history``
 is a procedure that commits before it returns the hits, which PostgreSQL allows
 only at the top level. The definer function behind it, ``history._search_history``,
-returns no hit to a client role: it keeps them for ``history._search_reveal``,
-which hands them out only once the search's transaction has committed (and its
-commit is flushed). Nothing reads the server's message text, so the guard holds
-in any ``lc_messages``.
+runs only in a transaction a procedure began (``transaction_timestamp()`` later
+than ``statement_timestamp()``) and returns no hit to a client role: it keeps
+them for ``history._search_reveal``, which hands them out only once the search's
+transaction has committed (and its commit is flushed). Nothing reads the
+server's message text, so the guards hold in any ``lc_messages``.
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ from tests.test_adversarial_query import BODIES, ELIGIBLE, Session, World, world
 QUERY = "launch budget review monday"
 CALL = "CALL history.search_history('{run}'::uuid, '{query}')"
 DIRECT = "SELECT history._search_history('{run}'::uuid, '{query}')"
-# The search and its reveal in one transaction: the reveal must refuse.
-SAME_XACT = ("SELECT history._search_reveal('{run}'::uuid, "
-             "(history._search_history('{run}'::uuid, '{query}')).search_event_id, '{query}')")
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +181,8 @@ def test_functions_cannot_call_the_procedure(world, searcher):
 
 
 # --------------------------------------------------------------------------
-# The definer function returns no hit; the reveal waits for the commit
+# The definer functions: the search runs only in a procedure's transaction,
+# and its hits leave only once that transaction has committed
 # --------------------------------------------------------------------------
 
 
@@ -191,9 +190,9 @@ def test_functions_cannot_call_the_procedure(world, searcher):
     "direct",
     "plpgsql_function",
     "sql_function",  # inlined: no frame of its own
-    "spoofed_procedure",  # a pg_temp procedure that prints like ours
+    "spoofed_procedure",  # a pg_temp procedure of the same name and arguments, without the COMMITs
 ])
-def test_the_definer_function_returns_no_hit_to_any_caller(world, searcher, wrapper):
+def test_the_definer_function_refuses_every_caller_outside_a_procedures_transaction(world, searcher, wrapper):
     run = new_run(world)
     before = world.state(run)
     s = searcher
@@ -208,8 +207,6 @@ def test_the_definer_function_returns_no_hit_to_any_caller(world, searcher, wrap
                      SELECT history._search_history(run, 'launch budget review monday') $$""")
         attempt = f"SELECT pg_temp.f('{run}'::uuid)"
     else:
-        # Same name and argument types as the real procedure, and its body without the COMMITs.
-        s.execute("SET search_path = pg_temp, history, pg_catalog")
         s.execute("""CREATE PROCEDURE pg_temp.search_history(p_run uuid, p_query text, p_speaker text DEFAULT 'anyone',
                          p_after timestamptz DEFAULT NULL, p_before timestamptz DEFAULT NULL, p_limit integer DEFAULT 8,
                          INOUT result history.search_result DEFAULT NULL) LANGUAGE plpgsql AS $$
@@ -217,59 +214,58 @@ def test_the_definer_function_returns_no_hit_to_any_caller(world, searcher, wrap
                          result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
                      END $$""")
         attempt = f"CALL pg_temp.search_history('{run}'::uuid, '{QUERY}')"
-    # The search runs and is audited, but its result carries no hit, and its hits
-    # cannot be revealed in the transaction that wrote the search.
-    row = s.execute(attempt).fetchone()
-    assert not bodies_in([str(row)]), "hits reached the caller"
-    if wrapper == "spoofed_procedure":
-        s.execute("RESET search_path")
-    result = as_result(world, row[0])
-    assert result["hits"] == []
-    assert world.state(run) != before, "the search did not run (the attempt proves nothing)"
-    assert committed_selections(world, run), "the search selected nothing (the attempt proves nothing)"
+    with pytest.raises(errors.InsufficientPrivilege) as exc:
+        s.execute(attempt)
+    assert "runs only in a transaction begun by CALL history.search_history" in str(exc.value)
+    assert_nothing_left(world, run, before, set())
 
 
-@pytest.mark.parametrize("how", ["one_statement", "transaction_block", "savepoint"])
-def test_hits_are_not_revealed_in_the_transaction_that_wrote_the_search(world, searcher, how):
+@pytest.fixture
+def own_procedure(searcher):
+    """A caller's own procedure that does what the real one does, with the reveal where it likes."""
+    searcher.execute("""CREATE PROCEDURE pg_temp.own(p_run uuid, p_query text, p_commit boolean,
+                            INOUT event uuid DEFAULT NULL, INOUT revealed jsonb DEFAULT NULL) LANGUAGE plpgsql AS $$
+                        BEGIN
+                            COMMIT;
+                            event := (history._search_history(p_run, p_query)).search_event_id;
+                            IF p_commit THEN COMMIT; END IF;
+                            revealed := to_jsonb(history._search_reveal(p_run, event, p_query));
+                        END $$""")
+    searcher.execute("""CREATE PROCEDURE pg_temp.search_only(p_run uuid, p_query text, INOUT event uuid DEFAULT NULL)
+                        LANGUAGE plpgsql AS $$
+                        BEGIN
+                            COMMIT;
+                            event := (history._search_history(p_run, p_query)).search_event_id;
+                        END $$""")
+    return searcher
+
+
+def test_hits_are_not_revealed_in_the_transaction_that_wrote_the_search(world, own_procedure):
     """The reveal decides by the search's transaction state (pg_xact_status), not by who calls."""
     run = new_run(world)
     before = world.state(run)
-    conn = searcher.conn
-    if how == "one_statement":
-        with pytest.raises(errors.InsufficientPrivilege) as exc:
-            conn.execute(SAME_XACT.format(run=run, query=QUERY))
-    else:
-        conn.autocommit = False
-        try:
-            if how == "savepoint":
-                conn.execute("SAVEPOINT s")
-            event = conn.execute(DIRECT.format(run=run, query=QUERY).replace(
-                "SELECT history._search_history", "SELECT (history._search_history") + ").search_event_id").fetchone()[0]
-            with pytest.raises(errors.InsufficientPrivilege) as exc:
-                conn.execute("SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY))
-            conn.rollback()
-        finally:
-            conn.autocommit = True
+    with pytest.raises(errors.InsufficientPrivilege) as exc:
+        own_procedure.execute("CALL pg_temp.own(%s, %s, false)", (run, QUERY))
     assert "revealed only after its audit is committed" in str(exc.value)
     assert_nothing_left(world, run, before, bodies_in([str(exc.value)]))
-
-
-def test_a_reveal_is_once_and_for_the_run_that_searched(world, searcher):
-    run, other = new_run(world), new_run(world)
-    event = searcher.execute(DIRECT.format(run=run, query=QUERY).replace(
-        "SELECT history._search_history", "SELECT (history._search_history") + ").search_event_id").fetchone()[0]
-    with pytest.raises(psycopg.Error) as exc:
-        searcher.execute("SELECT history._search_reveal(%s, %s, %s)", (other, event, QUERY))
-    assert exc.value.sqlstate == "HS001"
-    revealed = as_result(world, searcher.execute("SELECT history._search_reveal(%s, %s, %s)",
-                                                 (run, event, QUERY)).fetchone()[0])
+    # Committed first, the same procedure gets the hits, and they are in the committed audit.
+    event, revealed = own_procedure.execute("CALL pg_temp.own(%s, %s, true)", (run, QUERY)).fetchone()
     assert received_ids(revealed) and received_ids(revealed) <= committed_selections(world, run)
-    assert all(h["reasons"]["matched_terms"] for h in revealed["hits"])
-    assert set().union(*(h["reasons"]["matched_terms"] for h in revealed["hits"])) <= {"launch", "budget", "review",
-                                                                                        "monday"}
-    with pytest.raises(psycopg.Error) as exc:
-        searcher.execute("SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY))
-    assert exc.value.sqlstate == "HS001"
+
+
+def test_a_reveal_is_once_and_for_the_run_that_searched(world, own_procedure):
+    run, other = new_run(world), new_run(world)
+    (event,) = own_procedure.execute("CALL pg_temp.search_only(%s, %s)", (run, QUERY)).fetchone()
+    for wrong in (other, run):  # another run's token; then the right one, twice
+        if wrong == run:
+            revealed = as_result(world, own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)",
+                                                              (run, event, QUERY)).fetchone()[0])
+            assert received_ids(revealed) and received_ids(revealed) <= committed_selections(world, run)
+            terms = set().union(*(h["reasons"]["matched_terms"] for h in revealed["hits"]))
+            assert terms and terms <= {"launch", "budget", "review", "monday"}
+        with pytest.raises(psycopg.Error) as exc:
+            own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)", (wrong, event, QUERY))
+        assert exc.value.sqlstate == "HS001"
 
 
 def test_the_bare_procedure_name_works_while_no_other_routine_has_it(world, searcher):
@@ -322,11 +318,10 @@ def test_several_statements_in_one_query_string(world):
         assert res.status == pq.ExecStatus.FATAL_ERROR
         assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"2D000"
         assert_nothing_left(world, run, before, bodies_in(texts_of([res])))
-        # The definer function in such a string returns no hit, and the search rolls back.
-        pgconn.send_query((DIRECT.format(run=run, query=QUERY) + "; SELECT 1/0").encode())
-        got = results_of(pgconn)
-        assert got[-1].error_field(pq.DiagnosticField.SQLSTATE) == b"22012"
-        assert_nothing_left(world, run, before, bodies_in(texts_of(got)))
+        # The definer function in such a string is refused the same way.
+        res = pgconn.exec_((DIRECT.format(run=run, query=QUERY) + "; SELECT 1/0").encode())
+        assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
+        assert_nothing_left(world, run, before, bodies_in(texts_of([res])))
     finally:
         pgconn.finish()
 
@@ -341,8 +336,8 @@ def test_single_row_mode_with_a_later_row_failing(world):
              f"LATERAL (SELECT history._search_history('{run}'::uuid, '{QUERY}') AS r) x").encode())
         pgconn.set_single_row_mode()
         got = results_of(pgconn)
-        assert got[-1].error_field(pq.DiagnosticField.SQLSTATE) == b"22012"
-        assert any(r.status == pq.ExecStatus.SINGLE_TUPLE for r in got), "no row was sent (proves nothing)"
+        assert got[-1].error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
+        assert not any(r.status == pq.ExecStatus.SINGLE_TUPLE for r in got)
         assert_nothing_left(world, run, before, bodies_in(texts_of(got)))
     finally:
         pgconn.finish()
@@ -364,8 +359,8 @@ def test_copy_out_with_a_later_row_failing(world):
                     break
                 copied.append(bytes(data).decode())
             res = pgconn.get_result()
-        assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"22012"
-        assert copied, "no row was copied (proves nothing)"
+        assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
+        assert not copied
         assert_nothing_left(world, run, before, bodies_in(texts_of([res]) + copied))
     finally:
         pgconn.finish()
@@ -405,10 +400,9 @@ def test_cursor_over_the_definer_function(world, searcher):
     conn = searcher.conn
     conn.autocommit = False
     try:
-        conn.execute(f"DECLARE c CURSOR FOR {DIRECT.format(run=run, query=QUERY)}")
-        rows = conn.execute("FETCH ALL FROM c").fetchall()
-        assert rows and as_result(world, rows[0][0])["hits"] == []
-        assert not bodies_in([str(rows)])
+        with pytest.raises(errors.InsufficientPrivilege):
+            conn.execute(f"DECLARE c CURSOR FOR {DIRECT.format(run=run, query=QUERY)}")
+            conn.execute("FETCH ALL FROM c")
         conn.rollback()
     finally:
         conn.autocommit = True

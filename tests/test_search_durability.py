@@ -72,17 +72,20 @@ def test_revealed_searches_keep_their_audit_after_a_crash(crashable):
         result = call_search(searcher, run, query)
         assert result["hits"], f"{query!r} found nothing (the test proves nothing)"
         searches.append((run, result))
-    # The caller may also commit the search itself, asynchronously, and then ask for its hits:
-    # the reveal waits until that commit is on disk.
+    # A procedure of the caller's may commit the search asynchronously and then ask for its
+    # hits: the reveal waits until that commit is on disk.
+    searcher.execute("""CREATE PROCEDURE pg_temp.own(p_run uuid, p_query text, INOUT revealed jsonb DEFAULT NULL)
+                        LANGUAGE plpgsql AS $$
+                        DECLARE event uuid;
+                        BEGIN
+                            COMMIT;
+                            event := (history._search_history(p_run, p_query)).search_event_id;
+                            SET LOCAL synchronous_commit = off;
+                            COMMIT;
+                            revealed := to_jsonb(history._search_reveal(p_run, event, p_query));
+                        END $$""")
     run = runs[0]
-    searcher.autocommit = False
-    event = searcher.execute("SELECT (history._search_history(%s, %s)).search_event_id",
-                             (run, "review notes")).fetchone()[0]
-    searcher.execute("SET LOCAL synchronous_commit = off")
-    searcher.commit()
-    searcher.autocommit = True
-    revealed = searcher.execute("SELECT to_jsonb(history._search_reveal(%s, %s, %s))",
-                                (run, event, "review notes")).fetchone()[0]
+    (revealed,) = searcher.execute("CALL pg_temp.own(%s, %s)", (run, "review notes")).fetchone()
     assert revealed["hits"]
     searches.append((run, revealed))
 

@@ -83,8 +83,24 @@ DECLARE
     v_event_key  bigint;
     v_event_id   uuid;
     v_hits       history.search_hit[];
+    v_hit_out    history.search_hit;
     i            integer;
 BEGIN
+    -- 0. Only in a transaction a procedure began (its COMMIT starts the next
+    --    one with a fresh transaction_timestamp(), later than the CALL's
+    --    statement_timestamp(); a transaction begun by a client statement
+    --    starts at that statement's time). So a direct call cannot leave the
+    --    search's locks (the run row, the hits' FOR SHARE) in a transaction
+    --    the caller keeps open. Hits are guarded by history._search_reveal
+    --    whatever the caller; this is state, not message text, so it holds
+    --    in any lc_messages. A superuser session (tests, a DBA) may call it.
+    IF NOT transaction_timestamp() > statement_timestamp()
+       AND NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user) THEN
+        RAISE EXCEPTION 'history._search_history runs only in a transaction begun by CALL history.search_history'
+            USING ERRCODE = '42501',
+                  HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
+    END IF;
+
     -- 1. Arguments. Errors name the bad value, except the query's text.
     IF p_query IS NULL THEN
         RAISE EXCEPTION 'p_query must be text, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass '''' for an empty search.';
@@ -510,16 +526,15 @@ BEGIN
     ELSE
         -- A superuser session (tests, a DBA investigating) could read the
         -- tables anyway: it gets the hits here, matched terms as words.
-        SELECT coalesce(array_agg(ROW(h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role,
-                                      h.body, h.score,
-                                      jsonb_set(h.reasons, '{matched_terms}',
-                                                coalesce((SELECT jsonb_agg(v_terms[t.position::int] ORDER BY t.o)
-                                                            FROM jsonb_array_elements_text(h.reasons->'matched_terms')
-                                                                 WITH ORDINALITY t(position, o)), '[]')),
-                                      h.before, h.after, h.body_truncated)::history.search_hit ORDER BY h.o), '{}')
-          INTO v_hits
-          FROM unnest(v_hits) WITH ORDINALITY h(message_id, conversation_id, sent_at, speaker_id, speaker_role, body, score,
-                                                 reasons, before, after, body_truncated, o);
+        -- (field by field: a field added to search_hit needs no change here)
+        FOR i IN 1 .. coalesce(cardinality(v_hits), 0) LOOP
+            v_hit_out := v_hits[i];
+            v_hit_out.reasons := jsonb_set(v_hit_out.reasons, '{matched_terms}',
+                coalesce((SELECT jsonb_agg(v_terms[t.position::int] ORDER BY t.o)
+                            FROM jsonb_array_elements_text(v_hit_out.reasons->'matched_terms') WITH ORDINALITY t(position, o)),
+                         '[]'));
+            v_hits[i] := v_hit_out;
+        END LOOP;
     END IF;
 
     RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_new), v_remaining, v_hits)::history.search_result;

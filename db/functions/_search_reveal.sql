@@ -19,6 +19,9 @@ SET IntervalStyle = postgres
 SET TimeZone = 'UTC'
 SET client_min_messages = warning
 SET standard_conforming_strings = on
+-- A handful of rows by key: a parallel plan or JIT would only cost.
+SET jit = off
+SET max_parallel_workers_per_gather = 0
 AS $function$
 DECLARE
     v_stash  history.search_reveals;
@@ -26,6 +29,7 @@ DECLARE
     v_terms  text[];
     v_target pg_lsn;
     v_waited integer := 0;
+    v_hit    history.search_hit;
 BEGIN
     SELECT s.* INTO v_stash
       FROM history.search_reveals s
@@ -61,16 +65,16 @@ BEGIN
     IF EXISTS (SELECT FROM unnest(v_stash.hits) h WHERE jsonb_array_length(h.reasons->'matched_terms') > 0) THEN
         SELECT a.terms INTO v_terms FROM history._query_analysis(p_query, v_stash.languages, v_stash.max_terms) a;
     END IF;
-    SELECT e.status, e.search_event_id, e.budget_used, e.budget_remaining,
-           coalesce((SELECT array_agg(ROW(h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role,
-                                          h.body, h.score,
-                                          jsonb_set(h.reasons, '{matched_terms}',
-                                                    coalesce((SELECT jsonb_agg(v_terms[t.position::int] ORDER BY t.o)
-                                                                FROM jsonb_array_elements_text(h.reasons->'matched_terms')
-                                                                     WITH ORDINALITY t(position, o)), '[]')),
-                                          h.before, h.after, h.body_truncated)::history.search_hit ORDER BY h.o)
-                       FROM unnest(v_stash.hits) WITH ORDINALITY h(message_id, conversation_id, sent_at, speaker_id,
-                                           speaker_role, body, score, reasons, before, after, body_truncated, o)), '{}')
+    -- Field by field: a field added to search_hit needs no change here.
+    FOR i IN 1 .. coalesce(cardinality(v_stash.hits), 0) LOOP
+        v_hit := v_stash.hits[i];
+        v_hit.reasons := jsonb_set(v_hit.reasons, '{matched_terms}',
+            coalesce((SELECT jsonb_agg(v_terms[t.position::int] ORDER BY t.o)
+                        FROM jsonb_array_elements_text(v_hit.reasons->'matched_terms') WITH ORDINALITY t(position, o)),
+                     '[]'));
+        v_stash.hits[i] := v_hit;
+    END LOOP;
+    SELECT e.status, e.search_event_id, e.budget_used, e.budget_remaining, v_stash.hits
       INTO v_result
       FROM history.conversation_search_events e
      WHERE e.search_event_id = v_stash.search_event_id AND e.tenant_key = v_stash.tenant_key;
