@@ -160,20 +160,19 @@ BEGIN
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
 
-    -- 3. The query, analysed as documents are (docs/text-analysis.md), in
-    --    the default language and those of the destination and of the
-    --    conversations this run may search (never another conversation's,
-    --    so what the run may not see never changes how the query is read):
-    --    its terms (distinct
-    --    lexemes, first seen first) and the tsquery a message must match
-    --    (the OR of its alternatives; a typed identifier matches whole or
-    --    where all its parts occur). Typed operators are never parsed.
+    -- 3. (After the windows, whose conversations it needs.) The query,
+    --    analysed as documents are (docs/text-analysis.md), in the default
+    --    language and those of the destination and of the conversations this
+    --    run may search, never another's (what the run may not see never
+    --    changes how the query is read): its terms (distinct lexemes, first
+    --    seen first) and the tsquery a message must match (the OR of its
+    --    alternatives; a typed identifier matches whole or where all its
+    --    parts occur). Typed operators are never parsed.
     v_languages := history._visible_languages(
         v_run.agent_key, CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
         v_run.conversation_key);
     SELECT a.terms, a.query INTO v_terms, v_query
-      FROM history._query_analysis(p_query, v_languages,
-                                   v_settings.max_query_terms) a;
+      FROM history._query_analysis(p_query, v_languages, v_settings.max_query_terms) a;
 
     -- 5. Matches, in two bounded passes (docs/decisions.md, "A search examines
     --    a bounded number of candidates"; _newest_matches finds them). The
@@ -513,10 +512,10 @@ BEGIN
                                  (m.j->>'body_truncated')::boolean AS body_truncated) h;
 
     -- 12. The hits wait for history._search_reveal, which hands them out once
-    --     this transaction has committed. Its commit is to be synchronous
-    --     whatever the caller set: the procedure's COMMIT then makes the audit
-    --     durable before the reveal (which waits for the flush regardless).
-    --     Not a SET clause, so it lasts until the transaction ends.
+    --     this transaction has committed and its commit is flushed. This
+    --     commit is synchronous whatever the caller set, so in the procedure
+    --     the reveal need not wait (set_config, not a SET clause: it lasts
+    --     until the transaction ends).
     INSERT INTO history.search_reveals (search_event_id, tenant_key, run_key, written_by, languages, max_terms, hits)
     VALUES (v_event_id, v_run.tenant_key, v_run.run_key, pg_current_xact_id(), v_languages,
             v_settings.max_query_terms, v_hits);
@@ -544,7 +543,8 @@ $function$;
 COMMENT ON FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer) IS
     'Internal: the search behind CALL history.search_history (hits are revealed by _search_reveal once committed)';
 REVOKE ALL ON FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer) FROM PUBLIC;
--- The procedure runs as its caller, so its callers need EXECUTE here too. A
--- direct call is an audited search that returns no hit (but to a superuser).
+-- The procedure runs as its caller, so its callers need EXECUTE here too; step 0
+-- refuses a call outside a transaction a procedure began, and no hit leaves
+-- here (but to a superuser): history._search_reveal hands them out.
 GRANT EXECUTE ON FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer)
     TO history_searcher, history_runtime;
