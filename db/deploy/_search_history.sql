@@ -1,5 +1,7 @@
 -- Deploy history-search:_search_history to pg
 -- The function lives in db/functions/_search_history.sql.
+-- Reworked after 0.1.0: an over-long query is refused first; signals and query
+-- languages come from what the run may see; the hits wait for _search_reveal.
 BEGIN;
 SET LOCAL ROLE history_owner;
 

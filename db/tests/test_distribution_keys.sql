@@ -21,7 +21,7 @@ SELECT c.oid, c.relname,
 SELECT is((SELECT array_agg(relname::text ORDER BY relname) FROM keyed_tables),
           ARRAY['conversation_authors', 'conversation_search_events', 'conversations', 'memberships',
                 'message_events', 'message_lineage', 'message_search_documents', 'message_sources',
-                'messages', 'run_evidence', 'run_trace', 'runs'],
+                'messages', 'run_evidence', 'run_trace', 'runs', 'search_reveals'],
           'the tables distributed by tenant are the message side and the run side');
 
 SELECT is_empty($$SELECT relname FROM keyed_tables WHERE tenant_attnum IS NULL$$,

@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(149);
+SELECT plan(154);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
@@ -37,6 +37,8 @@ INSERT INTO surface VALUES
     ('record_reply', ARRAY['uuid', 'text', 'text', 'timestamp with time zone'],
         true, false, false, false),
     ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
+        true, true, false, false),
+    ('_search_reveal', ARRAY['uuid', 'uuid', 'text'],
         true, true, false, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
         false, false, false, true),
@@ -119,8 +121,8 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_runtime may execute exactly the runtime functions and search_history (procedure and function)');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_searcher', oid, 'EXECUTE')),
-          ARRAY['_search_history', 'run_status', 'search_history'],
-          'history_searcher may execute search_history (procedure and function) and run_status, nothing else');
+          ARRAY['_search_history', '_search_reveal', 'run_status', 'search_history'],
+          'history_searcher may execute search_history (procedure, search and reveal) and run_status, nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
           ARRAY['schema_release'],
@@ -259,6 +261,8 @@ SELECT throws_ok($$SELECT history.begin_run('a', 'c', 'r', 'm')$$, '42501', NULL
                  'history_searcher: begin_run is refused');
 SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, 'HS002', NULL,
                  'history_searcher: _search_history is executable (an unknown run gets HS002, not 42501)');
+SELECT throws_ok($$SELECT history._search_reveal(gen_random_uuid(), gen_random_uuid(), 'anything')$$, 'HS001', NULL,
+                 'history_searcher: _search_reveal is executable (an unknown search gets HS001, not 42501)');
 RESET ROLE;
 
 SET LOCAL ROLE history_auditor;

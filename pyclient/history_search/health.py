@@ -43,7 +43,8 @@ _RUNTIME_FUNCTIONS = (
 )
 
 #: The functions that run as their owner (the SQL surface behind the search procedure).
-DEFINER_FUNCTIONS = frozenset((*_RUNTIME_FUNCTIONS, "_search_history", "run_status", "verify_query_digest"))
+DEFINER_FUNCTIONS = frozenset((*_RUNTIME_FUNCTIONS, "_search_history", "_search_reveal", "run_status",
+                               "verify_query_digest"))
 
 #: (object, privilege, grantee) for each privilege the release grants in schema history to a role other
 #: than its owner. Objects are ``schema``, ``function NAME`` (any signature) or ``relation NAME``.
@@ -51,7 +52,7 @@ GRANTS = frozenset(
     [("schema", "USAGE", role) for role in ROLES if role != "history_owner"]
     + [(f"function {name}", "EXECUTE", "history_runtime") for name in _RUNTIME_FUNCTIONS]
     + [(f"function {name}", "EXECUTE", role)
-       for name in ("_search_history", "search_history", "run_status")
+       for name in ("_search_history", "_search_reveal", "search_history", "run_status")
        for role in ("history_runtime", "history_searcher")]
     + [("function verify_query_digest", "EXECUTE", "history_digest_verifier")]
     + [(f"relation {view}", "SELECT", "history_auditor") for view in ("search_audit", "search_audit_messages", "status")]

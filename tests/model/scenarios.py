@@ -50,13 +50,13 @@ def queries(draw):
         return draw(st.sampled_from(["", "   ", "the and", "& | !", "''"]))
     words = draw(st.lists(st.sampled_from(VOCAB + OTHER[:1] + INFLECTED), min_size=1, max_size=4))
     if kind == "long":
-        # past the limits of decisions.md: only the first 32 distinct terms, the first 4000 characters count
+        # past the limits of decisions.md: only the first 32 distinct terms count, over 4000 characters is HS001
         filler = draw(st.sampled_from(["terms", "chars"]))
         head = draw(st.lists(st.sampled_from(VOCAB), max_size=2))
         if filler == "terms":
             pad = [f"w{i}" for i in range(draw(st.integers(28, 34)))]
         else:
-            pad = ["zebra"] * draw(st.integers(660, 670))  # 6 characters each: the 4000th falls among them
+            pad = ["zebra"] * draw(st.integers(660, 670))  # 6 characters each: around the 4000 maximum
         return " ".join(head + pad + words)
     if kind == "operators":
         out = []
