@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from history_search.client import Runtime, Search
 from history_search.models import Neighbour, RankingReasons, SearchHit, SearchResult
 from history_search.prompt import to_prompt
-from history_search.tool import (TOOL_ANNOTATIONS, ToolArgumentError, ToolCallError, anthropic_tool, call_tool,
-                                 mcp_tool, openai_responses_tool, openai_tool, output_schema, parse_arguments,
+from history_search.tool import (QUERY_MAX_CHARS, TOOL_ANNOTATIONS, ToolArgumentError, ToolCallError,
+                                 anthropic_tool, call_tool, mcp_tool, openai_responses_tool, openai_tool, output_schema, parse_arguments,
                                  run_tool, tool_schema)
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -327,6 +327,22 @@ def test_every_problem_is_reported_at_once():
     text = str(info.value)
     for part in ("unknown argument", "query is required", "speaker must be", "between 1 and 20"):
         assert part in text
+
+
+def test_the_query_cap_is_the_servers(search, conn):
+    """The schema's maxLength is the server's default max_query_chars, and the tool refuses a longer
+    query before a round trip (no search event), naming its length."""
+    assert tool_schema()["properties"]["query"]["maxLength"] == QUERY_MAX_CHARS
+    default = conn.execute(
+        "SELECT column_default FROM information_schema.columns"
+        " WHERE table_schema = 'history' AND table_name = 'search_settings' AND column_name = 'max_query_chars'"
+    ).fetchone()[0]
+    assert int(default) == QUERY_MAX_CHARS
+    assert "error" not in call_tool(search, {"query": "launch " + "x" * (QUERY_MAX_CHARS - 7)})
+    events = conn.execute("SELECT count(*) FROM history.conversation_search_events").fetchone()[0]
+    too_long = call_tool(search, {"query": "x" * (QUERY_MAX_CHARS + 1)})
+    assert f"query is {QUERY_MAX_CHARS + 1} characters long" in too_long["error"]
+    assert conn.execute("SELECT count(*) FROM history.conversation_search_events").fetchone()[0] == events
 
 
 def test_server_errors_are_tool_errors(search, connect_as):

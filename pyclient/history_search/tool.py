@@ -99,6 +99,9 @@ TOOL_ANNOTATIONS: dict[str, Any] = {
 
 SPEAKERS = ("anyone", "requester", "you")
 LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 20, 8
+#: The default of ``history.search_settings.max_query_chars``: a longer query is HS001 on the server,
+#: so the schema says so and the tool refuses it before a round trip (tests/test_tool.py pins the two).
+QUERY_MAX_CHARS = 4000
 
 _PROPERTIES = ("query", "speaker", "after", "before", "limit")
 
@@ -113,6 +116,7 @@ def tool_schema(strict: bool = False) -> dict[str, Any]:
     properties: dict[str, dict[str, Any]] = {
         "query": {
             "type": "string",
+            "maxLength": QUERY_MAX_CHARS,
             "description": "Words to look for; any of them may match. Plain words, no operators.",
         },
         "speaker": {
@@ -350,6 +354,8 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
         if not isinstance(value, str):
             raise ToolArgumentError(f"query must be a string, got {_type_name(value)}")
         _check_text("query", value)
+        if len(value) > QUERY_MAX_CHARS:
+            raise ToolArgumentError(f"query is {len(value)} characters long, over the maximum of {QUERY_MAX_CHARS}")
         return value
 
     def speaker() -> str | None:
