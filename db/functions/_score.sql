@@ -30,6 +30,12 @@
 --   recency       = recency_weight · 0.5 ^ (age / recency_half_life)
 --   named_speaker = named_speaker_weight when the author is one of p_named_authors:
 --                   people of the run (audience, requester, agent) the query names
+--   session       = session_weight · the best bm25(d') / the best bm25 of the candidates,
+--                   over the other candidates d' of d's conversation sent at most
+--                   session_gap before or after d (0 when there is none): a turn is
+--                   rarely self-contained, and the question's other words are often
+--                   in the turns around the answer. Only candidates count, so only
+--                   messages the audience may see.
 --   total         = their sum (search_history orders by it, then sent_at
 --                   descending, then message id).
 --
@@ -51,7 +57,7 @@ CREATE OR REPLACE FUNCTION history._score(
     p_settings           history.search_settings,
     p_now                timestamptz)
 RETURNS TABLE (message_key bigint, text_score float8, coverage float8, actor float8, conversation float8,
-               participation float8, recency float8, named_speaker float8, total float8)
+               participation float8, recency float8, named_speaker float8, session float8, total float8)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
@@ -102,7 +108,8 @@ BEGIN
          CROSS JOIN corpus k
          GROUP BY o.message_key
     ), component AS (
-        SELECT c.message_key,
+        SELECT c.message_key, c.conversation_key, c.sent_at,
+               coalesce(m.bm25 / nullif(max(m.bm25) OVER (), 0), 0) AS relative_bm25,
                p_settings.text_weight * coalesce(m.bm25 / nullif(max(m.bm25) OVER (), 0), 0) AS text_score,
                p_settings.coverage_weight
                  * coalesce(m.rarity_matched / nullif((SELECT sum(r.idf) FROM rarity r), 0), 0) AS coverage,
@@ -116,16 +123,24 @@ BEGIN
                p_settings.named_speaker_weight * (c.author_key = ANY (p_named_authors))::int AS named_speaker
           FROM candidate c
           LEFT JOIN matched m ON m.message_key = c.message_key
+    ), sessioned AS (
+        SELECT c.*,
+               p_settings.session_weight * coalesce(max(c.relative_bm25) OVER (
+                   PARTITION BY c.conversation_key ORDER BY c.sent_at
+                   RANGE BETWEEN p_settings.session_gap PRECEDING AND p_settings.session_gap FOLLOWING
+                   EXCLUDE CURRENT ROW), 0) AS session
+          FROM component c
     )
     SELECT c.message_key, c.text_score, c.coverage, c.actor, c.conversation, c.participation, c.recency,
-           c.named_speaker,
+           c.named_speaker, c.session,
            c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency + c.named_speaker
-      FROM component c;
+           + c.session
+      FROM sessioned c;
 END
 $function$;
 
 COMMENT ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
                                    bigint, bigint[], bigint[], history.search_settings, timestamptz) IS
-    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, signals)';
+    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, session, signals)';
 REVOKE ALL ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
                                       bigint, bigint[], bigint[], history.search_settings, timestamptz) FROM PUBLIC;

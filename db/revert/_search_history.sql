@@ -1,6 +1,3 @@
--- Revert history-search:_search_history from pg
-BEGIN;
-
-DROP FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer);
-
-COMMIT;
+-- Revert history-search:_search_history from pg: back to its @v0.1.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_search_history@v0.1.0.sql

@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(29);
+SELECT plan(34);
 
 DO $world$
 BEGIN
@@ -99,7 +99,8 @@ UPDATE history.search_settings SET derived_term_weight = DEFAULT;
 SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'coverage')::float8
                                + (h.reasons->>'actor')::float8 + (h.reasons->>'conversation')::float8
                                + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
-                               + (h.reasons->>'named_speaker')::float8 - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
+                               + (h.reasons->>'named_speaker')::float8 + (h.reasons->>'session')::float8
+                               - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
              FROM results r, unnest((r.r).hits) h),
           'every hit''s components add up to its total, which is its score');
 
@@ -178,6 +179,34 @@ SELECT is(pg_temp.chat('twins', 'violin lesson'), ARRAY['k-twin-new', 'k-twin-ol
           'between equal matches the newer ranks first');
 SELECT ok((pg_temp.hit('twins', 'k-twin-new')).score > (pg_temp.hit('twins', 'k-twin-old')).score,
           'and by score (recency breaks the near-tie), not only by the tie rule');
+
+-- ------------------------------------------------------------------ session: the matches around a match
+DO $session$
+BEGIN
+    -- a strong match, a weak one five minutes later (its session), the same weak one ten days later alone
+    PERFORM history.post_message('k-kayak-strong', 'k-chat', 'k-mel', 'kayak harbour tour, kayak harbour again', '2026-04-10 12:00+00');
+    PERFORM history.post_message('k-kayak-near', 'k-chat', 'k-car', 'kayak', '2026-04-10 12:05+00');
+    PERFORM history.post_message('k-kayak-far', 'k-chat', 'k-car', 'kayak', '2026-04-20 12:00+00');
+    -- k-pub at the edge of Ben's absence (until 1 March): one match he may not see, one he may, ten minutes apart
+    PERFORM history.post_message('k-gap-hidden', 'k-pub', 'k-ann', 'zeppelin hangar zeppelin hangar', '2026-02-28 23:55+00');
+    PERFORM history.post_message('k-gap-seen', 'k-pub', 'k-ann', 'zeppelin', '2026-03-01 00:05+00');
+END
+$session$;
+SELECT is(pg_temp.chat('session', 'kayak harbour'), ARRAY['k-kayak-strong', 'k-kayak-near', 'k-kayak-far'],
+          'a weak match in the session of a strong one outranks the same weak match alone (which is newer)');
+SELECT is(((pg_temp.hit('session', 'k-kayak-near')).reasons->>'session')::float8,
+          (SELECT session_weight FROM history.search_settings),
+          'reasons.session is session_weight times the best text score of its session (here the best match''s: 1)');
+SELECT is(((pg_temp.hit('session', 'k-kayak-far')).reasons->>'session')::float8, 0::float8,
+          'a match with no other match within session_gap has no session evidence');
+SELECT is(((pg_temp.hit((SELECT CASE WHEN pg_temp.s('gap-ann', 'zeppelin hangar', ARRAY['k-ann']) IS NOT NULL
+                                     THEN 'gap-ann' END), 'k-gap-seen')).reasons->>'session')::float8,
+          (SELECT session_weight FROM history.search_settings),
+          'for an audience that may see both, the match ten minutes earlier is session evidence');
+SELECT is(((pg_temp.hit((SELECT CASE WHEN pg_temp.s('gap-ben', 'zeppelin hangar', ARRAY['k-ben']) IS NOT NULL
+                                     THEN 'gap-ben' END), 'k-gap-seen')).reasons->>'session')::float8,
+          0::float8,
+          'for an audience that may not see it, it is none: session evidence comes only from what the audience may see');
 
 -- ------------------------------------------------------------------ statistics come only from what the audience may see
 SELECT ok(cardinality(pg_temp.s('before', 'thanks museum lighthouse photos')) >= 6, 'the search finds its matches');

@@ -73,13 +73,15 @@ class RankingReasons:
     total: float
     matched_terms: tuple[str, ...]
     named_speaker: float = 0.0  # a key beside the weighted signals (docs/decisions.md, "Ranking")
+    session: float = 0.0  # the best match around it in its conversation (docs/decisions.md, "Ranking")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RankingReasons":
-        v = _pick(cls, {"named_speaker": 0.0, **data})
+        v = _pick(cls, {"named_speaker": 0.0, "session": 0.0, **data})
         return cls(
             **{k: float(v[k]) for k in ("text", "coverage", "actor", "conversation",
-                                         "participation", "recency", "total", "named_speaker")},
+                                         "participation", "recency", "total", "named_speaker",
+                                         "session")},
             matched_terms=tuple(str(t) for t in (v["matched_terms"] or ())),
         )
 
