@@ -1,5 +1,9 @@
 -- Deploy history-search:_search_history to pg
--- The function lives in db/functions/_search_history.sql.
+-- requires: _search_history@v0.1.0
+-- requires: session_evidence_settings
+-- requires: _score
+-- The function lives in db/functions/_search_history.sql (reworked after 0.1.0:
+-- reasons and the audit carry the session component).
 BEGIN;
 SET LOCAL ROLE history_owner;
 
