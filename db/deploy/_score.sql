@@ -1,8 +1,10 @@
 -- Deploy history-search:_score to pg
 -- requires: _score@v0.1.0
 -- requires: session_evidence_settings
--- The function lives in db/functions/_score.sql. Its result gained a column
--- (session), which CREATE OR REPLACE cannot change: the earlier one goes first.
+-- requires: query_period
+-- The function lives in db/functions/_score.sql. It gained an argument (the
+-- period the query names) and two result columns (session, period): the
+-- earlier one goes first.
 BEGIN;
 SET LOCAL ROLE history_owner;
 

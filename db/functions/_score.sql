@@ -36,6 +36,9 @@
 --                   rarely self-contained, and the question's other words are often
 --                   in the turns around the answer. Only candidates count, so only
 --                   messages the audience may see.
+--   period        = period_weight when d was sent in p_period, the time the query names
+--                   (history._query_period: "in May 2023", "last month"), halving every
+--                   period_half_life before or after it; 0 when the query names none.
 --   total         = their sum (search_history orders by it, then sent_at
 --                   descending, then message id).
 --
@@ -55,9 +58,11 @@ CREATE OR REPLACE FUNCTION history._score(
     p_participated       bigint[],
     p_named_authors      bigint[],
     p_settings           history.search_settings,
-    p_now                timestamptz)
+    p_now                timestamptz,
+    p_period             tstzrange)
 RETURNS TABLE (message_key bigint, text_score float8, coverage float8, actor float8, conversation float8,
-               participation float8, recency float8, named_speaker float8, session float8, total float8)
+               participation float8, recency float8, named_speaker float8, session float8, period float8,
+               total float8)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
@@ -120,7 +125,11 @@ BEGIN
                p_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
                    extract(epoch FROM (p_now - c.sent_at))::float8
                    / extract(epoch FROM p_settings.recency_half_life)::float8))) AS recency,
-               p_settings.named_speaker_weight * (c.author_key = ANY (p_named_authors))::int AS named_speaker
+               p_settings.named_speaker_weight * (c.author_key = ANY (p_named_authors))::int AS named_speaker,
+               CASE WHEN p_period IS NULL THEN 0::float8
+                    ELSE p_settings.period_weight * power(0.5::float8, least(1000.0::float8,
+                        extract(epoch FROM greatest(lower(p_period) - c.sent_at, c.sent_at - upper(p_period), interval '0'))::float8
+                        / extract(epoch FROM p_settings.period_half_life)::float8)) END AS period
           FROM candidate c
           LEFT JOIN matched m ON m.message_key = c.message_key
     ), sessioned AS (
@@ -132,15 +141,15 @@ BEGIN
           FROM component c
     )
     SELECT c.message_key, c.text_score, c.coverage, c.actor, c.conversation, c.participation, c.recency,
-           c.named_speaker, c.session,
+           c.named_speaker, c.session, c.period,
            c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency + c.named_speaker
-           + c.session
+           + c.session + c.period
       FROM sessioned c;
 END
 $function$;
 
 COMMENT ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                   bigint, bigint[], bigint[], history.search_settings, timestamptz) IS
-    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, session, signals)';
+                                   bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange) IS
+    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, session, period, signals)';
 REVOKE ALL ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                      bigint, bigint[], bigint[], history.search_settings, timestamptz) FROM PUBLIC;
+                                      bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange) FROM PUBLIC;

@@ -260,14 +260,15 @@ BEGIN
             -- history._score ranks the eligible candidates as one set: its
             -- rarity and length statistics come from them alone.
             SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-                   s.named_speaker, s.session, s.total
+                   s.named_speaker, s.session, s.period, s.total
               FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
                            array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
                            array_agg(e.sent_at) AS sent_at
                       FROM candidates e WHERE e.excluded_by IS NULL) a
              CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
                                                v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
-                                               v_participated, v_named_authors, v_settings, now()) s
+                                               v_participated, v_named_authors, v_settings, now(),
+                                               history._query_period(p_query, now())) s
               JOIN candidates c ON c.message_key = s.message_key
              ORDER BY s.total DESC, c.sent_at DESC, c.message_id
              LIMIT v_limit
@@ -281,7 +282,7 @@ BEGIN
                                               t.participation, t.recency, t.total,
                                               ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
                                                      WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord),
-                                              t.named_speaker, t.session
+                                              t.named_speaker, t.session, t.period
                                           )::history._ranked_candidate
                                       ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
                   FROM top t)
@@ -421,7 +422,7 @@ BEGIN
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
                         'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                        'total', r.total) ORDER BY a.o)
+                        'period', r.period, 'total', r.total) ORDER BY a.o)
                        FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
                        JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
            coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
@@ -469,7 +470,7 @@ BEGIN
                jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
                                   'conversation', r.conversation, 'participation', r.participation,
                                   'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                                  'total', r.total,
+                                  'period', r.period, 'total', r.total,
                                   'matched_terms', to_jsonb(r.matched_terms)),
                coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY b.p)

@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(34);
+SELECT plan(45);
 
 DO $world$
 BEGIN
@@ -100,7 +100,7 @@ SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'cove
                                + (h.reasons->>'actor')::float8 + (h.reasons->>'conversation')::float8
                                + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
                                + (h.reasons->>'named_speaker')::float8 + (h.reasons->>'session')::float8
-                               - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
+                               + (h.reasons->>'period')::float8 - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
              FROM results r, unnest((r.r).hits) h),
           'every hit''s components add up to its total, which is its score');
 
@@ -207,6 +207,36 @@ SELECT is(((pg_temp.hit((SELECT CASE WHEN pg_temp.s('gap-ben', 'zeppelin hangar'
                                      THEN 'gap-ben' END), 'k-gap-seen')).reasons->>'session')::float8,
           0::float8,
           'for an audience that may not see it, it is none: session evidence comes only from what the audience may see');
+
+-- ------------------------------------------------------------------ period: the time the query names
+SELECT is(history._query_period('When did she go to the museum in May 2023?', '2026-03-10 12:00+00'),
+          tstzrange('2023-05-01 00:00+00', '2023-06-01 00:00+00'), 'a month and year name that month');
+SELECT is(history._query_period('What did Nate do on 25 May, 2022?', '2026-03-10 12:00+00'),
+          tstzrange('2022-05-25 00:00+00', '2022-05-26 00:00+00'), 'a day, month and year name that day (UTC)');
+SELECT is(history._query_period('the forest picture shared on December 1,2023', '2026-03-10 12:00+00'),
+          tstzrange('2023-12-01 00:00+00', '2023-12-02 00:00+00'), 'so does month, day and year');
+SELECT is(history._query_period('what happened on 31 February 2023', '2026-03-10 12:00+00'),
+          tstzrange('2023-02-28 00:00+00', '2023-03-01 00:00+00'), 'a day past the month''s end is its last day, not an error');
+SELECT is(history._query_period('Which career-high performances did John achieve in 2023?', '2026-03-10 12:00+00'),
+          tstzrange('2023-01-01 00:00+00', '2024-01-01 00:00+00'), 'a year alone names that year');
+SELECT is(history._query_period('Which outdoor spot did Joanna visit in May?', '2026-03-10 12:00+00'),
+          tstzrange('2025-05-01 00:00+00', '2025-06-01 00:00+00'), 'a month without a year is the latest one that began before now');
+SELECT is(ARRAY[history._query_period('what did we decide last month', '2026-03-10 12:00+00'),
+                history._query_period('the link from yesterday', '2026-03-10 12:00+00')],
+          ARRAY[tstzrange('2026-02-01 00:00+00', '2026-03-01 00:00+00'), tstzrange('2026-03-09 00:00+00', '2026-03-10 00:00+00')],
+          'relative forms count from now');
+SELECT is(ARRAY[history._query_period('may I ask what the plan is', '2026-03-10 12:00+00'),
+                history._query_period('ticket 12345 and version 20.4', '2026-03-10 12:00+00'),
+                history._query_period('', '2026-03-10 12:00+00')],
+          ARRAY[NULL, NULL, NULL]::tstzrange[], 'a query that names no time has no period ("may" the verb, longer numbers)');
+SELECT is(pg_temp.chat('period', 'violin lesson in April 2026')::text[], ARRAY['k-twin-old', 'k-twin-new'],
+          'between equal matches, the one sent in the period the query names ranks first (though older)');
+SELECT is(((pg_temp.hit('period', 'k-twin-old')).reasons->>'period')::float8,
+          (SELECT period_weight FROM history.search_settings), 'reasons.period is period_weight inside the period');
+SELECT ok(((pg_temp.hit('period', 'k-twin-new')).reasons->>'period')::float8
+              BETWEEN 0.5 * (SELECT period_weight FROM history.search_settings)
+                  AND (SELECT period_weight FROM history.search_settings) - 1e-9,
+          'and less outside it: half a day after its end, within one period_half_life');
 
 -- ------------------------------------------------------------------ statistics come only from what the audience may see
 SELECT ok(cardinality(pg_temp.s('before', 'thanks museum lighthouse photos')) >= 6, 'the search finds its matches');
