@@ -7,7 +7,7 @@ BEGIN;
 SET LOCAL ROLE history_owner;
 
 ALTER TABLE history.search_settings
-    ADD COLUMN session_weight float8 NOT NULL DEFAULT 0.1 CHECK (session_weight >= 0),
+    ADD COLUMN session_weight float8 NOT NULL DEFAULT 0.2 CHECK (session_weight >= 0),
     ADD COLUMN session_gap interval NOT NULL DEFAULT '30 minutes' CHECK (session_gap > interval '0');
 COMMENT ON COLUMN history.search_settings.session_weight IS
     'Weight of the best text score among the other matches of a message''s session (history._score)';
