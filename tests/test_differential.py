@@ -53,7 +53,7 @@ def note(what: str) -> None:
 
 
 EXACT_WEIGHTS = dict(text_weight=0, coverage_weight=1, actor_weight=10, conversation_weight=100,
-                     participation_weight=1000, recency_weight=0, session_weight=0, period_weight=0)
+                     participation_weight=1000, recency_weight=0, session_weight=0, period_weight=0, tells_time_weight=0)
 
 
 def _t(minute):
@@ -223,7 +223,7 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
     for h in sql_hits:
         r = h["reasons"]
         assert r["total"] == pytest.approx(h["score"])
-        parts = ["text", "coverage", "actor", "conversation", "participation", "recency", "named_speaker", "session", "period"]
+        parts = ["text", "coverage", "actor", "conversation", "participation", "recency", "named_speaker", "session", "period", "tells_time"]
         assert sum(r[p] for p in parts) == pytest.approx(r["total"])
         s = msearch.signals(world, run, world.messages[h["message_id"]])
         for p in ("actor", "conversation", "participation"):
@@ -246,7 +246,8 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
             if not (all(oa[t] >= ob[t] for t in terms) and all(sa[k] >= sb[k] for k in sa) and ta >= tb
                     and la <= lb):
                 continue
-            # (the period signal is 0 here: the scenarios' queries name no month, year or day)
+            # (the period and tells_time signals are 0 here: the scenarios' queries name no
+            # month, year or day, and never ask "when" or "how long")
             # the session signal: a's session holds at least b's (each other aside: with
             # session_weight below text_weight, a's stronger text outweighs being b's session)
             if weights["session_weight"] > 0 and not (sessions[b] - {a}) <= (sessions[a] - {b}):

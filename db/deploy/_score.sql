@@ -2,9 +2,9 @@
 -- requires: _score@v0.1.0
 -- requires: session_evidence_settings
 -- requires: query_period
--- The function lives in db/functions/_score.sql. It gained an argument (the
--- period the query names) and two result columns (session, period): the
--- earlier one goes first.
+-- The function lives in db/functions/_score.sql. It gained two arguments (the
+-- period the query names, the time words when it asks when) and three result
+-- columns (session, period, tells_time): the earlier one goes first.
 BEGIN;
 SET LOCAL ROLE history_owner;
 

@@ -39,6 +39,9 @@
 --   period        = period_weight when d was sent in p_period, the time the query names
 --                   (history._query_period: "in May 2023", "last month"), halving every
 --                   period_half_life before or after it; 0 when the query names none.
+--   tells_time    = tells_time_weight when the query asks when and d matches p_tells_time,
+--                   the time words (history._query_asks_when: yesterday, last week, ago,
+--                   a weekday, ...); most answers to "when" are said that way.
 --   total         = their sum (search_history orders by it, then sent_at
 --                   descending, then message id).
 --
@@ -59,10 +62,11 @@ CREATE OR REPLACE FUNCTION history._score(
     p_named_authors      bigint[],
     p_settings           history.search_settings,
     p_now                timestamptz,
-    p_period             tstzrange)
+    p_period             tstzrange,
+    p_tells_time         tsquery)
 RETURNS TABLE (message_key bigint, text_score float8, coverage float8, actor float8, conversation float8,
                participation float8, recency float8, named_speaker float8, session float8, period float8,
-               total float8)
+               tells_time float8, total float8)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
@@ -129,7 +133,8 @@ BEGIN
                CASE WHEN p_period IS NULL THEN 0::float8
                     ELSE p_settings.period_weight * power(0.5::float8, least(1000.0::float8,
                         extract(epoch FROM greatest(lower(p_period) - c.sent_at, c.sent_at - upper(p_period), interval '0'))::float8
-                        / extract(epoch FROM p_settings.period_half_life)::float8)) END AS period
+                        / extract(epoch FROM p_settings.period_half_life)::float8)) END AS period,
+               CASE WHEN c.document @@ p_tells_time THEN p_settings.tells_time_weight ELSE 0::float8 END AS tells_time
           FROM candidate c
           LEFT JOIN matched m ON m.message_key = c.message_key
     ), sessioned AS (
@@ -141,15 +146,17 @@ BEGIN
           FROM component c
     )
     SELECT c.message_key, c.text_score, c.coverage, c.actor, c.conversation, c.participation, c.recency,
-           c.named_speaker, c.session, c.period,
+           c.named_speaker, c.session, c.period, c.tells_time,
            c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency + c.named_speaker
-           + c.session + c.period
+           + c.session + c.period + c.tells_time
       FROM sessioned c;
 END
 $function$;
 
 COMMENT ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                   bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange) IS
-    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, session, period, signals)';
+                                   bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange,
+                                   tsquery) IS
+    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, session, period, tells_time, signals)';
 REVOKE ALL ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                      bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange) FROM PUBLIC;
+                                      bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange,
+                                      tsquery) FROM PUBLIC;

@@ -260,7 +260,7 @@ BEGIN
             -- history._score ranks the eligible candidates as one set: its
             -- rarity and length statistics come from them alone.
             SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-                   s.named_speaker, s.session, s.period, s.total
+                   s.named_speaker, s.session, s.period, s.tells_time, s.total
               FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
                            array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
                            array_agg(e.sent_at) AS sent_at
@@ -268,7 +268,8 @@ BEGIN
              CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
                                                v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
                                                v_participated, v_named_authors, v_settings, now(),
-                                               history._query_period(p_query, now())) s
+                                               history._query_period(p_query, now()),
+                                               history._query_asks_when(p_query, v_languages)) s
               JOIN candidates c ON c.message_key = s.message_key
              ORDER BY s.total DESC, c.sent_at DESC, c.message_id
              LIMIT v_limit
@@ -282,7 +283,7 @@ BEGIN
                                               t.participation, t.recency, t.total,
                                               ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
                                                      WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord),
-                                              t.named_speaker, t.session, t.period
+                                              t.named_speaker, t.session, t.period, t.tells_time
                                           )::history._ranked_candidate
                                       ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
                   FROM top t)
@@ -422,7 +423,7 @@ BEGIN
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
                         'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                        'period', r.period, 'total', r.total) ORDER BY a.o)
+                        'period', r.period, 'tells_time', r.tells_time, 'total', r.total) ORDER BY a.o)
                        FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
                        JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
            coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
@@ -470,7 +471,7 @@ BEGIN
                jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
                                   'conversation', r.conversation, 'participation', r.participation,
                                   'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                                  'period', r.period, 'total', r.total,
+                                  'period', r.period, 'tells_time', r.tells_time, 'total', r.total,
                                   'matched_terms', to_jsonb(r.matched_terms)),
                coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY b.p)

@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(45);
+SELECT plan(49);
 
 DO $world$
 BEGIN
@@ -100,7 +100,8 @@ SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'cove
                                + (h.reasons->>'actor')::float8 + (h.reasons->>'conversation')::float8
                                + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
                                + (h.reasons->>'named_speaker')::float8 + (h.reasons->>'session')::float8
-                               + (h.reasons->>'period')::float8 - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
+                               + (h.reasons->>'period')::float8 + (h.reasons->>'tells_time')::float8
+                               - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
              FROM results r, unnest((r.r).hits) h),
           'every hit''s components add up to its total, which is its score');
 
@@ -237,6 +238,29 @@ SELECT ok(((pg_temp.hit('period', 'k-twin-new')).reasons->>'period')::float8
               BETWEEN 0.5 * (SELECT period_weight FROM history.search_settings)
                   AND (SELECT period_weight FROM history.search_settings) - 1e-9,
           'and less outside it: half a day after its end, within one period_half_life');
+
+-- ------------------------------------------------------------------ tells_time: a question asking when
+DO $when$
+BEGIN
+    -- the same match, shorter and newer without a time, longer and older with one, days from anything else
+    PERFORM history.post_message('k-zoo-plain', 'k-chat', 'k-mel', 'the zoo trip was fun', '2026-04-25 12:00+00');
+    PERFORM history.post_message('k-zoo-said', 'k-chat', 'k-mel', 'the zoo trip last saturday was fun', '2026-04-15 12:00+00');
+END
+$when$;
+SELECT is(pg_temp.chat('what', 'What was the zoo trip like?'), ARRAY['k-zoo-plain', 'k-zoo-said'],
+          'for a question that does not ask when, the shorter, newer match ranks first');
+SELECT is(pg_temp.chat('when', 'When was the zoo trip?'), ARRAY['k-zoo-said', 'k-zoo-plain'],
+          'for one that asks when, the match that tells a time ("last saturday") ranks first');
+SELECT is(ARRAY[((pg_temp.hit('when', 'k-zoo-said')).reasons->>'tells_time')::float8,
+                ((pg_temp.hit('when', 'k-zoo-plain')).reasons->>'tells_time')::float8,
+                ((pg_temp.hit('what', 'k-zoo-said')).reasons->>'tells_time')::float8],
+          ARRAY[(SELECT tells_time_weight FROM history.search_settings), 0, 0]::float8[],
+          'reasons.tells_time is tells_time_weight only when the query asks when and the match tells a time');
+SELECT is(ARRAY[history._query_asks_when('How long has Tim played the violin?', '{english}') IS NOT NULL,
+                history._query_asks_when('since when?', '{english}') IS NOT NULL,
+                history._query_asks_when('whenever you like', '{english}') IS NOT NULL,
+                history._query_asks_when('the long way home', '{english}') IS NOT NULL],
+          ARRAY[true, true, false, false], '"when" and "how long" ask when; "whenever" and "long" alone do not');
 
 -- ------------------------------------------------------------------ statistics come only from what the audience may see
 SELECT ok(cardinality(pg_temp.s('before', 'thanks museum lighthouse photos')) >= 6, 'the search finds its matches');
