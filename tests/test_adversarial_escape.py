@@ -364,10 +364,10 @@ def test_digest_normal_form_ignores_standard_conforming_strings(world, session):
 # callers hold EXECUTE on the definer function behind it too (which refuses any
 # other caller: tests/test_audit_before_reveal.py).
 GRANTED = {
-    "history_searcher": {"search_history", "_search_history"},
+    "history_searcher": {"search_history", "_search_history", "_search_reveal"},
     "history_runtime": {"upsert_account", "upsert_conversation", "add_member", "remove_member", "post_message",
                         "edit_message", "delete_message", "link_identity", "revoke_proof", "begin_run", "end_run",
-                        "check_delivery", "record_reply", "search_history", "_search_history"},
+                        "check_delivery", "record_reply", "search_history", "_search_history", "_search_reveal"},
     "history_auditor": set(),
     "history_digest_verifier": {"verify_query_digest"},
 }

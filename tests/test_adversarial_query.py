@@ -3,7 +3,7 @@
 A fixed world (below) with a known eligible set, one run, and a real
 ``history_searcher`` login. Hypothesis throws query texts at it — tsquery
 operators, quotes, backslashes, control characters next to where a NUL would
-be, every Unicode general category, inputs far beyond ``max_query_chars``,
+be, every Unicode general category, inputs beyond ``max_query_chars`` (refused),
 more terms than ``max_query_terms``, white space and stop words only — and
 fuzzes speaker, after, before and limit. Every call must
 
@@ -347,19 +347,26 @@ def test_no_searchable_term_is_an_audited_empty_search(world, searcher, text):
                       st.text(any_char, min_size=1, max_size=30)),
        repeat=st.integers(min_value=200, max_value=40_000), m1=marker)
 def test_huge_query_texts(world, searcher, unit, repeat, m1):
+    """Any text over max_query_chars (4 000 characters) is HS001 naming its length, writes
+    nothing, and echoes none of its text."""
     text = unit * repeat
     assume(len(text) > 4000)
     text = text[:200_000]
-    search(world, searcher, f"{m1} {text} {m1}", secrets=(m1,))
+    query = f"{m1} {text} {m1}"
+    result, exc = search(world, searcher, query, secrets=(m1,))
+    assert result is None and exc.diag.sqlstate == "HS001"
+    assert exc.diag.message_primary == f"p_query is {len(query)} characters long, over the maximum of 4000"
 
 
-def test_huge_query_is_cut_at_max_query_chars(world, searcher):
-    """Only the first max_query_chars (4 000) characters are parsed: a term after them matches nothing."""
+def test_a_query_over_max_query_chars_is_refused(world, searcher):
+    """Over max_query_chars (4 000) characters is HS001 before any work; up to it, every term counts."""
     padding = "zzpad " * 700  # 4 200 characters, one lexeme
-    late, _ = search(world, searcher, padding + "launch")
-    assert late["hits"] == []
-    early, _ = search(world, searcher, "launch " + padding)
-    assert early["hits"]
+    late, exc = search(world, searcher, padding + "launch")
+    assert late is None and exc.diag.sqlstate == "HS001"
+    assert "4206 characters long, over the maximum of 4000" in str(exc)
+    within = "zzpad " * 600  # 3 600 characters
+    late, _ = search(world, searcher, within + "launch")
+    assert late["hits"]
     # A word over PostgreSQL's 2 047-byte lexeme limit is dropped without a NOTICE reaching the caller.
     long_word, _ = search(world, searcher, "b" * 3000 + " launch")
     assert long_word["hits"]

@@ -10,8 +10,12 @@ statement handling, as an attacker's client would.
 
 How it holds (docs/decisions.md, "Audit before reveal"): ``history.search_history``
 is a procedure that commits before it returns the hits, which PostgreSQL allows
-only at the top level; the definer function behind it, ``history._search_history``,
-refuses any caller but that procedure.
+only at the top level. The definer function behind it, ``history._search_history``,
+runs only in a transaction a procedure began (``transaction_timestamp()`` later
+than ``statement_timestamp()``) and returns no hit to a client role: it keeps
+them for ``history._search_reveal``, which hands them out only once the search's
+transaction has committed (and its commit is flushed). Nothing reads the
+server's message text, so the guards hold in any ``lc_messages``.
 """
 
 from __future__ import annotations
@@ -177,7 +181,8 @@ def test_functions_cannot_call_the_procedure(world, searcher):
 
 
 # --------------------------------------------------------------------------
-# The definer function refuses every caller but the procedure
+# The definer functions: the search runs only in a procedure's transaction,
+# and its hits leave only once that transaction has committed
 # --------------------------------------------------------------------------
 
 
@@ -185,9 +190,9 @@ def test_functions_cannot_call_the_procedure(world, searcher):
     "direct",
     "plpgsql_function",
     "sql_function",  # inlined: no frame of its own
-    "spoofed_procedure",  # a pg_temp procedure that prints like ours
+    "spoofed_procedure",  # a pg_temp procedure of the same name and arguments, without the COMMITs
 ])
-def test_the_definer_function_refuses_every_other_caller(world, searcher, wrapper):
+def test_the_definer_function_refuses_every_caller_outside_a_procedures_transaction(world, searcher, wrapper):
     run = new_run(world)
     before = world.state(run)
     s = searcher
@@ -202,20 +207,65 @@ def test_the_definer_function_refuses_every_other_caller(world, searcher, wrappe
                      SELECT history._search_history(run, 'launch budget review monday') $$""")
         attempt = f"SELECT pg_temp.f('{run}'::uuid)"
     else:
-        # Same name and argument types as the real procedure: with pg_temp first on the
-        # search_path its frame prints exactly like the real one's would with history on it.
-        s.execute("SET search_path = pg_temp, history, pg_catalog")
         s.execute("""CREATE PROCEDURE pg_temp.search_history(p_run uuid, p_query text, p_speaker text DEFAULT 'anyone',
                          p_after timestamptz DEFAULT NULL, p_before timestamptz DEFAULT NULL, p_limit integer DEFAULT 8,
                          INOUT result history.search_result DEFAULT NULL) LANGUAGE plpgsql AS $$
                      BEGIN
                          result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
                      END $$""")
-        attempt = f"CALL search_history('{run}'::uuid, '{QUERY}')"
+        attempt = f"CALL pg_temp.search_history('{run}'::uuid, '{QUERY}')"
     with pytest.raises(errors.InsufficientPrivilege) as exc:
         s.execute(attempt)
-    assert "history._search_history may only be called by the procedure history.search_history" in str(exc.value)
+    assert "runs only in a transaction begun by CALL history.search_history" in str(exc.value)
     assert_nothing_left(world, run, before, set())
+
+
+@pytest.fixture
+def own_procedure(searcher):
+    """A caller's own procedure that does what the real one does, with the reveal where it likes."""
+    searcher.execute("""CREATE PROCEDURE pg_temp.own(p_run uuid, p_query text, p_commit boolean,
+                            INOUT event uuid DEFAULT NULL, INOUT revealed jsonb DEFAULT NULL) LANGUAGE plpgsql AS $$
+                        BEGIN
+                            COMMIT;
+                            event := (history._search_history(p_run, p_query)).search_event_id;
+                            IF p_commit THEN COMMIT; END IF;
+                            revealed := to_jsonb(history._search_reveal(p_run, event, p_query));
+                        END $$""")
+    searcher.execute("""CREATE PROCEDURE pg_temp.search_only(p_run uuid, p_query text, INOUT event uuid DEFAULT NULL)
+                        LANGUAGE plpgsql AS $$
+                        BEGIN
+                            COMMIT;
+                            event := (history._search_history(p_run, p_query)).search_event_id;
+                        END $$""")
+    return searcher
+
+
+def test_hits_are_not_revealed_in_the_transaction_that_wrote_the_search(world, own_procedure):
+    """The reveal decides by the search's transaction state (pg_xact_status), not by who calls."""
+    run = new_run(world)
+    before = world.state(run)
+    with pytest.raises(errors.InsufficientPrivilege) as exc:
+        own_procedure.execute("CALL pg_temp.own(%s, %s, false)", (run, QUERY))
+    assert "revealed only after its audit is committed" in str(exc.value)
+    assert_nothing_left(world, run, before, bodies_in([str(exc.value)]))
+    # Committed first, the same procedure gets the hits, and they are in the committed audit.
+    event, revealed = own_procedure.execute("CALL pg_temp.own(%s, %s, true)", (run, QUERY)).fetchone()
+    assert received_ids(revealed) and received_ids(revealed) <= committed_selections(world, run)
+
+
+def test_a_reveal_is_once_and_for_the_run_that_searched(world, own_procedure):
+    run, other = new_run(world), new_run(world)
+    (event,) = own_procedure.execute("CALL pg_temp.search_only(%s, %s)", (run, QUERY)).fetchone()
+    for wrong in (other, run):  # another run's token; then the right one, twice
+        if wrong == run:
+            revealed = as_result(world, own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)",
+                                                              (run, event, QUERY)).fetchone()[0])
+            assert received_ids(revealed) and received_ids(revealed) <= committed_selections(world, run)
+            terms = set().union(*(h["reasons"]["matched_terms"] for h in revealed["hits"]))
+            assert terms and terms <= {"launch", "budget", "review", "monday"}
+        with pytest.raises(psycopg.Error) as exc:
+            own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)", (wrong, event, QUERY))
+        assert exc.value.sqlstate == "HS001"
 
 
 def test_the_bare_procedure_name_works_while_no_other_routine_has_it(world, searcher):
@@ -311,7 +361,7 @@ def test_copy_out_with_a_later_row_failing(world):
             res = pgconn.get_result()
         assert res.error_field(pq.DiagnosticField.SQLSTATE) == b"42501"
         assert not copied
-        assert_nothing_left(world, run, before, bodies_in(texts_of([res])))
+        assert_nothing_left(world, run, before, bodies_in(texts_of([res]) + copied))
     finally:
         pgconn.finish()
 

@@ -154,6 +154,20 @@ def test_begin_run_check_delivery_record_reply_end_run(runtime, world, connect_a
     assert ended.value.sqlstate == "HS002"
 
 
+def test_run_status_reads_a_run_without_searching(runtime, world, connect_as, conn):
+    run = runtime.begin_run("agent", "team", "alice", "t6")
+    search = Search(connect_as("history_searcher"), run)
+    assert search.status() == "open"
+    runtime.end_run(run)
+    assert search.status() == "ended"
+    stranger = uuid.uuid4()
+    with pytest.raises(UnknownRun) as unknown:
+        Search(connect_as("history_searcher"), stranger).status()
+    assert unknown.value.sqlstate == "HS002" and str(stranger) not in str(unknown.value)
+    assert conn.execute("SELECT count(*) FROM history.conversation_search_events").fetchone() == (0,)
+    assert conn.execute("SELECT search_count FROM history.runs WHERE run_token = %s", (run,)).fetchone() == (0,)
+
+
 def test_check_delivery_returns_problems_and_record_reply_is_blocked(runtime, run, search):
     result = search.search("launch", limit=1)
     hit = result.hits[0].message_id

@@ -37,7 +37,7 @@ from psycopg import sql
 
 from tests.model import delivery, search as msearch
 from tests.harness import call_search
-from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Link, Post,
+from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, Link, Post,
                              RemoveMember, Reply, Revoke, Search, apply, at)
 from tests.model.scenarios import Scenario, budget_scenarios, scenarios
 from tests.model.world import World
@@ -129,6 +129,8 @@ class SqlSide:
             c.execute("SELECT history.edit_message(%s, %s, %s)", (op.message_id, op.body, at(op.at)))
         elif isinstance(op, Delete):
             c.execute("SELECT history.delete_message(%s, %s)", (op.message_id, at(op.at)))
+        elif isinstance(op, Erase):
+            c.execute("SELECT history.erase_account(%s, %s)", (op.account_id, at(op.at)))
         elif isinstance(op, Link):
             c.execute("SELECT history.link_identity(%s, %s, %s, %s)",
                       (op.proof_id, op.account_a, op.account_b, at(op.verified_at)))
@@ -277,7 +279,7 @@ def side(pg_server, template_db):
         pg_server.drop_database(name)
 
 
-WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Link, Revoke, End)
+WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke, End)
 
 
 def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:
@@ -364,8 +366,8 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:
             if run.ended:
                 want = "HS002"
             else:
-                want = "HS005" if delivery.check_delivery(world, run) else None
-            assert got == want, (step, op, delivery.check_delivery(world, run) if not run.ended else None)
+                want = "HS005" if delivery.check_delivery(world, run, at(op.sent_at)) else None
+            assert got == want, (step, op, delivery.check_delivery(world, run, at(op.sent_at)) if not run.ended else None)
             event(f"reply: {want or 'delivered'}")
             said[step] = want
             if want is None:
@@ -528,10 +530,30 @@ DELIVERY_RECHECK = Scenario("exact", (
 ))
 
 
+# A reply is checked against who was a member when it was sent. p1 is in the
+# destination over [20, 30), after the search and gone before now: check_delivery
+# (no reply) passes; a reply sent at 20 (= since) or 29 is blocked, one sent at
+# 30 (= until) is delivered.
+REPLY_SENT_AT = Scenario("exact", (
+    Account("p0", "person"), Account("p1", "person"), Account("a0", "agent"),
+    Conversation("c0", "group"), Conversation("c1", "direct"),
+    AddMember("c0", "a0", 0), AddMember("c0", "p0", 0), AddMember("c1", "a0", 0), AddMember("c1", "p0", 0),
+    Post("m01", "c1", "p0", "zebra", 5),
+    Post("m02", "c0", "p0", "lamp", 10),
+    Begin("r0", "a0", "c0", "p0", "m02"),                    # default audience: p0
+    Search("r0", "zebra"),                                   # step 12: m01
+    AddMember("c0", "p1", 20), RemoveMember("c0", "p1", 30),
+    Check("r0"),                                             # step 15: clean, p1 has left
+    Reply("r0", "r0a", "reply", 20),                         # step 16: blocked (p1 joined at 20)
+    Reply("r0", "r0b", "reply", 29),                         # step 17: blocked
+    Reply("r0", "r0c", "reply", 30),                         # step 18: delivered (p1 left at 30)
+))
+
+
 @pytest.mark.parametrize("scenario", [LINEAGE_LEAK, ENDED_AND_BAD_LIMIT, DIRECT_LINKS, DELIVERY_RECHECK,
-                                      AUDIENCE_OUTSIDER],
+                                      AUDIENCE_OUTSIDER, REPLY_SENT_AT],
                          ids=["lineage_leak", "ended_and_bad_limit", "direct_links", "delivery_recheck",
-                              "audience_outsider"])
+                              "audience_outsider", "reply_sent_at"])
 def test_hand_scenarios_match_model(side, scenario):
     said = run_scenario(side, scenario)
     if scenario is LINEAGE_LEAK:
@@ -541,6 +563,10 @@ def test_hand_scenarios_match_model(side, scenario):
         assert said[15] == "HS002" and said[16] in ("HS001", "HS002")
     elif scenario is AUDIENCE_OUTSIDER:
         assert said[19] == []  # p0 never read c1
+    elif scenario is REPLY_SENT_AT:
+        assert said[12] == ["m01"]
+        assert said[15] == []
+        assert (said[16], said[17], said[18]) == ("HS005", "HS005", None)
     elif scenario is DIRECT_LINKS:
         assert said[17] == ["m00"]
         assert said[18] == ["m00"]

@@ -136,17 +136,17 @@ def test_list_call_audit_and_errors_over_stdio(db_dsn, connect_as, runtime):
     ids = {str(e["search_event_id"]) for e in events}
     assert good["search_event_id"] in ids
     assert payload(r["after_errors"])["search_event_id"] in ids
-    assert len(events) == 3  # good, strict_nulls, after_errors
+    assert len(events) == 3  # good, strict_nulls, after_errors: checking the run at start-up is no search
     assert verifier.verify_query_digest(good["search_event_id"], "launch")
 
 
-def test_run_and_dsn_from_the_environment_and_an_ended_run(db_dsn, runtime):
+def test_run_and_dsn_from_the_environment_and_a_run_ending_mid_session(db_dsn, runtime):
     run = runtime.begin_run("agent", "team", "alice", "q")
-    runtime.end_run(run)
     env = {"HISTORY_SEARCH_DSN": as_role(db_dsn, "history_searcher"), "HISTORY_SEARCH_RUN": str(run)}
 
     async def body(client: Any) -> Any:
         tools = await client.list_tools()
+        runtime.end_run(run)
         ended = await client.call_tool("search_history", {"query": "launch"})
         return tools, ended
 
@@ -154,7 +154,25 @@ def test_run_and_dsn_from_the_environment_and_an_ended_run(db_dsn, runtime):
     assert [t.name for t in tools.tools] == ["search_history"]
     assert ended.is_error
     data = payload(ended)
-    assert data["code"] == "HS002" and "ended" in data["error"]
+    assert data == {"error": "the run has ended: this turn can search no more", "code": "HS002"}
+    assert str(run) not in ended.content[0].text
+
+
+@pytest.mark.parametrize("state", ["ended", "unknown"])
+def test_stdio_checks_its_run_before_serving(db_dsn, runtime, state):
+    import subprocess
+
+    run = runtime.begin_run("agent", "team", "alice", "q")
+    if state == "ended":
+        runtime.end_run(run)
+    else:
+        run = uuid.uuid4()
+    params = server_params(dsn=as_role(db_dsn, "history_searcher"), run=run)
+    done = subprocess.run([params.command, *params.args], env=params.env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"history-search mcp: the run {'has ended' if state == 'ended' else 'is unknown'}: " \
+                          "begin a new run\n"
 
 
 def test_a_built_wheel_installed_outside_the_checkout_serves_mcp(tmp_path, db_dsn, runtime):
@@ -193,3 +211,14 @@ def test_a_built_wheel_installed_outside_the_checkout_serves_mcp(tmp_path, db_ds
 
     result = asyncio.run(session(params, body))
     assert not result.is_error and len(payload(result)["hits"]) == 1
+
+
+def test_a_database_failure_reaches_the_model_without_connection_details():
+    """The server's own log gets the driver's text; the model gets that the search failed, and no DSN."""
+    from history_search.mcp_server import _Session
+
+    dsn = "postgresql://secret_login:hunter2@127.0.0.1:1/secret_db?connect_timeout=2"
+    result = asyncio.run(_Session(dsn, uuid.uuid4()).call({"query": "launch"}))
+    assert result["code"] == "database_error" and result["error"].startswith("the search failed for a database")
+    for leak in ("secret_login", "hunter2", "secret_db", "127.0.0.1", "port"):
+        assert leak not in json.dumps(result)

@@ -19,6 +19,8 @@ from .harness import schema_dump
 ROOT = Path(__file__).resolve().parents[1]
 DB = ROOT / TOP_DIR
 PLAN = read_plan(ROOT / "sqitch.plan")
+#: What migrate applies and reports: each change's id (a reworked change's is ``name@reworkN``).
+PLAN_IDS = [c.id for c in PLAN.changes]
 
 
 # -- (a) the plan and the files agree ------------------------------------------------
@@ -67,8 +69,8 @@ def test_plan_names_are_unique_ids():
 
 def test_apply_migrations_twice_applies_nothing_the_second_time(make_database):
     dsn = make_database()
-    assert pending(dsn) == PLAN.names
-    assert apply_migrations(dsn) == PLAN.names
+    assert pending(dsn) == PLAN_IDS
+    assert apply_migrations(dsn) == PLAN_IDS
     first = schema_dump(dsn)
     assert apply_migrations(dsn) == []
     assert pending(dsn) == []
@@ -120,7 +122,7 @@ def test_cli_migrate_twice(make_database):
     dsn = make_database()
     first = subprocess.run([*history_search_command(), "migrate", "--dsn", dsn], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.split() == [w for n in PLAN.names for w in ("applied", n)]
+    assert first.stdout.split() == [w for n in PLAN_IDS for w in ("applied", n)]
     schema = schema_dump(dsn)
 
     env = {**os.environ, "HISTORY_SEARCH_DSN": dsn}
@@ -184,4 +186,4 @@ def test_wheel_ships_the_sql(tmp_path, make_database):
     module_file, root, *applied = run.stdout.splitlines()
     assert module_file.startswith(str(target))
     assert root == str(target / "history_search" / "_sql")
-    assert applied == [f"applied {n}" for n in PLAN.names]
+    assert applied == [f"applied {n}" for n in PLAN_IDS]

@@ -31,6 +31,8 @@ from .harness import schema_dump
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = read_plan(ROOT / "sqitch.plan")
+#: What migrate applies and reports: each change's id (a reworked change's is ``name@reworkN``).
+PLAN_IDS = [c.id for c in PLAN.changes]
 
 
 def history_search(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -79,7 +81,7 @@ def test_migrate_refuses_a_database_deployed_with_sqitch(pg_server, make_databas
 
     # Reverted by sqitch, the database is free for migrate (sqitch's registry stays, empty).
     assert sqitch("revert", "-y", target).returncode == 0
-    assert apply_migrations(dsn) == PLAN.names
+    assert apply_migrations(dsn) == PLAN_IDS
 
 
 def test_sqitch_refuses_a_database_migrated_by_migrate(pg_server, make_database):
@@ -148,21 +150,21 @@ def test_each_change_is_reported_once_it_is_committed(make_database):
                 "SELECT count(*) = 1 FROM public._yoyo_migration WHERE migration_id = %s", (name,)).fetchone()[0]
         seen.append((name, recorded))
 
-    assert apply_migrations(dsn, on_applied=on_applied) == PLAN.names
-    assert seen == [(n, True) for n in PLAN.names]
+    assert apply_migrations(dsn, on_applied=on_applied) == PLAN_IDS
+    assert seen == [(n, True) for n in PLAN_IDS]
     assert apply_migrations(dsn, on_applied=on_applied) == []
-    assert len(seen) == len(PLAN.names)
+    assert len(seen) == len(PLAN_IDS)
 
 
 def test_migrate_json(make_database):
     dsn = make_database()
     dry = history_search("migrate", "--dsn", dsn, "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
-    assert json.loads(dry.stdout) == {"pending": PLAN.names, "up_to_date": False}
+    assert json.loads(dry.stdout) == {"pending": PLAN_IDS, "up_to_date": False}
 
     first = history_search("migrate", "--dsn", dsn, "--json")
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout) == {"applied": PLAN.names, "up_to_date": False}
+    assert json.loads(first.stdout) == {"applied": PLAN_IDS, "up_to_date": False}
     assert first.stderr == ""
 
     env = {**os.environ, "HISTORY_SEARCH_DSN": dsn}

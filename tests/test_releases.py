@@ -228,6 +228,44 @@ def test_sqitch_upgrades_a_release_in_place(tag, release_tree, make_database, fr
     assert health.ok, health.lines()
 
 
+def test_an_upgrade_takes_agents_out_of_identity_components(release_tree, make_database):
+    """0.1.0 accepted a proof naming an agent, and a person linked to the agent's account saw the
+    agent's other direct conversations. After the upgrade the agent is a component of its own (the
+    proof stays recorded), the leak is gone, and links between persons still hold."""
+    dsn = make_database()
+    deployed = deploy_with_its_own_migrate(release_tree("v0.1.0"), dsn)
+    assert deployed.returncode == 0, deployed.stderr
+
+    def carol_finds_bob(c) -> bool:
+        run = c.execute("SELECT history.begin_run('bot', 'dm-carol', 'carol', 'ask')").fetchone()[0]
+        return [h["message_id"] for h in call_search(c, run, "salary ninety")["hits"]] == ["bob-1"]
+
+    def components(c) -> dict[str, str]:
+        return dict(c.execute("SELECT a.account_id, r.account_id FROM history.accounts a"
+                              " JOIN history.accounts r ON r.account_key = a.component_key"))
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for account, kind in (("bot", "agent"), ("bob", "person"), ("carol", "person"), ("dave", "person")):
+            c.execute("SELECT history.upsert_account(%s, %s)", (account, kind))
+        for conv, members in (("dm-bob", ("bot", "bob")), ("dm-carol", ("bot", "carol"))):
+            c.execute("SELECT history.upsert_conversation(%s, 'direct')", (conv,))
+            for account in members:
+                c.execute("SELECT history.add_member(%s, %s, %s)", (conv, account, T0))
+        c.execute("SELECT history.post_message('bob-1', 'dm-bob', 'bob', 'my salary is ninety', %s)", (T0 + timedelta(hours=1),))
+        c.execute("SELECT history.post_message('ask', 'dm-carol', 'carol', 'salary?', %s)", (T0 + timedelta(hours=2),))
+        c.execute("SELECT history.link_identity('p-agent', 'carol', 'bot', %s)", (T0,))
+        c.execute("SELECT history.link_identity('p-person', 'carol', 'dave', %s)", (T0,))
+        assert carol_finds_bob(c), "0.1.0 should show the leak this upgrade closes"
+
+    apply_migrations(dsn)
+    with psycopg.connect(dsn, autocommit=True) as c:
+        assert not carol_finds_bob(c)
+        groups = components(c)
+        assert groups["bot"] == "bot" and groups["bob"] == "bob"
+        assert groups["carol"] == groups["dave"] != "bot"
+        assert c.execute("SELECT count(*) FROM history.identity_proofs WHERE revoked_at IS NULL").fetchone() == (2,)
+
+
 # -- what no release made ------------------------------------------------------------------------
 
 

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from history_search.client import Runtime, Search
 from history_search.models import Neighbour, RankingReasons, SearchHit, SearchResult
 from history_search.prompt import to_prompt
-from history_search.tool import (ToolArgumentError, anthropic_tool, call_tool, mcp_tool, openai_responses_tool,
-                                 openai_tool, parse_arguments, tool_schema)
+from history_search.tool import (QUERY_MAX_CHARS, TOOL_ANNOTATIONS, ToolArgumentError, ToolCallError,
+                                 anthropic_tool, call_tool, mcp_tool, openai_responses_tool, openai_tool, output_schema, parse_arguments,
+                                 run_tool, tool_schema)
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -102,7 +103,11 @@ def test_strict_schema_requires_everything_and_makes_the_optional_nullable():
     assert p["query"]["type"] == "string"  # the one required argument stays non-null
     for name in ("speaker", "after", "before", "limit"):
         assert p[name]["type"] == [loose["properties"][name]["type"], "null"], name
-        assert "null means" in p[name]["description"]
+        # said first: strict mode makes the model send every key, and a model told only what a
+        # filter does fills it in (an invented date range on every call)
+        assert p[name]["description"].startswith("Usually null"), name
+    for name in ("after", "before"):
+        assert "never guess" in p[name]["description"]
     assert p["speaker"]["enum"] == ["anyone", "requester", "you", None]
     assert (p["limit"]["minimum"], p["limit"]["maximum"]) == (1, 20)
 
@@ -324,13 +329,69 @@ def test_every_problem_is_reported_at_once():
         assert part in text
 
 
+def test_the_query_cap_is_the_servers(search, conn):
+    """The schema's maxLength is the server's default max_query_chars, and the tool refuses a longer
+    query before a round trip (no search event), naming its length."""
+    assert tool_schema()["properties"]["query"]["maxLength"] == QUERY_MAX_CHARS
+    default = conn.execute(
+        "SELECT column_default FROM information_schema.columns"
+        " WHERE table_schema = 'history' AND table_name = 'search_settings' AND column_name = 'max_query_chars'"
+    ).fetchone()[0]
+    assert int(default) == QUERY_MAX_CHARS
+    assert "error" not in call_tool(search, {"query": "launch " + "x" * (QUERY_MAX_CHARS - 7)})
+    events = conn.execute("SELECT count(*) FROM history.conversation_search_events").fetchone()[0]
+    too_long = call_tool(search, {"query": "x" * (QUERY_MAX_CHARS + 1)})
+    assert f"query is {QUERY_MAX_CHARS + 1} characters long" in too_long["error"]
+    assert conn.execute("SELECT count(*) FROM history.conversation_search_events").fetchone()[0] == events
+
+
 def test_server_errors_are_tool_errors(search, connect_as):
     inverted = call_tool(search, {"query": "launch", "after": "2026-03-02T00:00:00Z",
                                   "before": "2026-03-01T00:00:00Z"})
     assert inverted["code"] == "HS001" and "later than" in inverted["error"]
     Runtime(connect_as("history_runtime")).end_run(search.run)
     ended = call_tool(search, {"query": "launch"})
-    assert ended["code"] == "HS002" and "ended" in ended["error"]
+    assert ended["code"] == "HS002" and ended["error"].startswith("the run has ended")
+    with pytest.raises(ToolCallError) as raised:
+        run_tool(search, {"query": "launch"})
+    assert (raised.value.code, raised.value.message) == ("HS002", ended["error"])
+    unknown = call_tool(Search(connect_as("history_searcher"), uuid.uuid4()), {"query": "launch"})
+    assert unknown["code"] == "HS002" and unknown["error"].startswith("the run is unknown")
+
+
+def test_no_error_the_model_sees_carries_the_run_token(search, connect_as):
+    """The server names the token ("run 5b0e… has ended"); nothing model-visible may carry it."""
+    token = str(search.run)
+    seen = [call_tool(search, {"query": "launch", "after": "2026-03-02T00:00:00Z", "before": "2026-03-01T00:00:00Z"}),
+            call_tool(search, {"query": "x", "limit": 0, "run": token})]
+    Runtime(connect_as("history_runtime")).end_run(search.run)
+    seen.append(call_tool(search, {"query": "launch"}))
+    ghost = Search(connect_as("history_searcher"), uuid.uuid4())
+    seen.append(call_tool(ghost, {"query": "launch"}))
+    for result in seen:
+        assert "error" in result
+        assert token not in json.dumps(result) and str(ghost.run) not in json.dumps(result)
+
+
+def test_annotations_and_output_schema(search):
+    import mcp.types
+    from jsonschema import Draft202012Validator
+
+    annotations = mcp.types.ToolAnnotations.model_validate(TOOL_ANNOTATIONS, strict=True, by_alias=True)
+    # it writes an audit record and spends budget: not read-only, not idempotent; it deletes nothing
+    assert (annotations.read_only_hint, annotations.destructive_hint, annotations.idempotent_hint,
+            annotations.open_world_hint) == (False, False, False, False)
+    m = mcp_tool()
+    assert m["annotations"] == TOOL_ANNOTATIONS and m["outputSchema"] == output_schema()
+    Draft202012Validator.check_schema(output_schema())
+    validator = Draft202012Validator(output_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    result = call_tool(search, {"query": "launch note", "limit": 3})
+    assert result["hits"] and result["hits"][0]["before"] + result["hits"][0]["after"]
+    validator.validate(result)
+    assert not validator.is_valid({"error": "the run has ended", "code": "HS002"})
+    broken = json.loads(json.dumps(result))
+    broken["hits"][0]["speaker_role"] = "boss"
+    assert not validator.is_valid(broken)
 
 
 JSON = st.recursive(

@@ -1,6 +1,8 @@
 -- _recompute_components: after proofs change around the given accounts,
 -- relabel every account reachable from them through unrevoked proofs with
 -- the smallest key of its component. The walk visits accounts, not paths.
+-- Links join person accounts only: a proof with an agent at either end is
+-- never walked, so an agent account is always a component of its own.
 CREATE OR REPLACE FUNCTION history._recompute_components(p_accounts bigint[])
 RETURNS void
 LANGUAGE plpgsql
@@ -21,6 +23,8 @@ BEGIN
               JOIN history.identity_proofs p
                 ON (p.account_a_key = r.account_key OR p.account_b_key = r.account_key)
                AND p.revoked_at IS NULL
+             WHERE NOT EXISTS (SELECT FROM history.accounts x
+                                WHERE x.account_key IN (p.account_a_key, p.account_b_key) AND x.kind <> 'person')
         )
         SELECT array_agg(account_key) INTO v_component FROM reach;
 
@@ -33,5 +37,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._recompute_components(bigint[]) IS 'Internal: relabel identity components after a link or revocation';
+COMMENT ON FUNCTION history._recompute_components(bigint[]) IS
+    'Internal: relabel identity components after a link or revocation (person accounts only)';
 REVOKE ALL ON FUNCTION history._recompute_components(bigint[]) FROM PUBLIC;

@@ -1,7 +1,10 @@
 -- _search_history: the search behind the procedure history.search_history
 -- (SPEC §2-§4). In one transaction: validate, lock the run, find the eligible matches,
 -- rank them, pick neighbours, admit within the run's 400-message budget,
--- write the audit event, then the evidence, the run's count and its trace.
+-- write the audit event, then the evidence, the run's count and its trace,
+-- and keep the hits for history._search_reveal, which hands them out once this
+-- transaction has committed (docs/decisions.md, "Audit before reveal"). Only a
+-- superuser session (tests, a DBA) gets the hits from this function directly.
 -- The query text is used for matching and for the keyed digest only; it is
 -- never stored, echoed in an error or sent in a notice.
 CREATE OR REPLACE FUNCTION history._search_history(
@@ -53,7 +56,6 @@ DECLARE
     v_audience_visible  tstzmultirange[] := '{}';
     v_eligible_convs    bigint[] := '{}';
     v_eligible_visible  tstzmultirange[] := '{}';
-    v_participated      bigint[];
     v_languages         regconfig[];
     v_name_terms        text[];
     v_named_authors     bigint[];
@@ -81,26 +83,20 @@ DECLARE
     v_event_key  bigint;
     v_event_id   uuid;
     v_hits       history.search_hit[];
-    v_caller     text;
+    v_hit_out    history.search_hit;
     i            integer;
 BEGIN
-    -- 0. Audit before reveal: the hits may leave only through the procedure
-    --    history.search_history, which commits this search's audit before it
-    --    returns them. A direct call could read them and then roll the audit
-    --    back, or sit in an open transaction holding the search's locks. The
-    --    caller's frame prints qualified unless schema history was on the
-    --    caller's search_path when the procedure was compiled; the bare form
-    --    is trusted only while no other routine of that name exists anywhere
-    --    (one in pg_temp would print the same). A superuser session (tests, a
-    --    DBA investigating) may call it directly: it could read the tables anyway.
-    GET DIAGNOSTICS v_caller = PG_CONTEXT;
-    v_caller := split_part(v_caller, E'\n', 2);
-    IF NOT (starts_with(v_caller, 'PL/pgSQL function history.search_history(')
-            OR (starts_with(v_caller, 'PL/pgSQL function search_history(')
-                AND NOT EXISTS (SELECT FROM pg_proc p
-                                 WHERE p.proname = 'search_history' AND p.pronamespace <> 'history'::regnamespace)))
+    -- 0. Only in a transaction a procedure began (its COMMIT starts the next
+    --    one with a fresh transaction_timestamp(), later than the CALL's
+    --    statement_timestamp(); a transaction begun by a client statement
+    --    starts at that statement's time). So a direct call cannot leave the
+    --    search's locks (the run row, the hits' FOR SHARE) in a transaction
+    --    the caller keeps open. Hits are guarded by history._search_reveal
+    --    whatever the caller; this is state, not message text, so it holds
+    --    in any lc_messages. A superuser session (tests, a DBA) may call it.
+    IF NOT transaction_timestamp() > statement_timestamp()
        AND NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user) THEN
-        RAISE EXCEPTION 'history._search_history may only be called by the procedure history.search_history'
+        RAISE EXCEPTION 'history._search_history runs only in a transaction begun by CALL history.search_history'
             USING ERRCODE = '42501',
                   HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
     END IF;
@@ -108,6 +104,13 @@ BEGIN
     -- 1. Arguments. Errors name the bad value, except the query's text.
     IF p_query IS NULL THEN
         RAISE EXCEPTION 'p_query must be text, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass '''' for an empty search.';
+    END IF;
+    -- Before any other work: a long query would cost its length in every step.
+    -- A text has at most as many characters as bytes, so most need no count.
+    SELECT * INTO v_settings FROM history.search_settings;
+    IF octet_length(p_query) > v_settings.max_query_chars AND length(p_query) > v_settings.max_query_chars THEN
+        RAISE EXCEPTION 'p_query is % characters long, over the maximum of %', length(p_query), v_settings.max_query_chars
+            USING ERRCODE = 'HS001', HINT = 'Shorten the query (search_settings.max_query_chars).';
     END IF;
     IF v_speaker NOT IN ('anyone', 'requester', 'you') THEN
         RAISE EXCEPTION 'invalid speaker %', quote_literal(left(v_speaker, 64))
@@ -124,22 +127,11 @@ BEGIN
     -- 2. The run, locked by an UPDATE: concurrent searches of one run queue
     --    here, and a REPEATABLE READ caller that lost the race gets 40001.
     v_run := history._lock_open_run(p_run);
-    SELECT * INTO v_settings FROM history.search_settings;
     v_context := v_run.loaded_message_keys || v_run.current_message_key;
     v_audience := v_run.audience_keys;
     SELECT array_agg(a.account_key) INTO v_requester_accounts
       FROM history.accounts a
      WHERE a.component_key = (SELECT r.component_key FROM history.accounts r WHERE r.account_key = v_run.requester_key);
-
-    -- 3. The query, analysed as documents are (docs/text-analysis.md), in
-    --    the default language and every conversation's: its terms (distinct
-    --    lexemes, first seen first) and the tsquery a message must match
-    --    (the OR of its alternatives; a typed identifier matches whole or
-    --    where all its parts occur). Typed operators are never parsed.
-    v_languages := history._query_languages();
-    SELECT a.terms, a.query INTO v_terms, v_query
-      FROM history._query_analysis(left(p_query, v_settings.max_query_chars), v_languages,
-                                   v_settings.max_query_terms) a;
 
     -- Steps 4 and 5 are planned for this search's terms, audience and windows
     -- (a generic plan cannot tell a rare term from one in every message).
@@ -167,6 +159,20 @@ BEGIN
           JOIN history._member_windows(v_run.agent_key, v_audience_convs) a ON a.conversation_key = u.conversation_key
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
+
+    -- 3. (After the windows, whose conversations it needs.) The query,
+    --    analysed as documents are (docs/text-analysis.md), in the default
+    --    language and those of the destination and of the conversations this
+    --    run may search, never another's (what the run may not see never
+    --    changes how the query is read): its terms (distinct lexemes, first
+    --    seen first) and the tsquery a message must match (the OR of its
+    --    alternatives; a typed identifier matches whole or where all its
+    --    parts occur). Typed operators are never parsed.
+    v_languages := history._visible_languages(
+        v_run.agent_key, CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
+        v_run.conversation_key);
+    SELECT a.terms, a.query INTO v_terms, v_query
+      FROM history._query_analysis(p_query, v_languages, v_settings.max_query_terms) a;
 
     -- 5. Matches, in two bounded passes (docs/decisions.md, "A search examines
     --    a bounded number of candidates"; _newest_matches finds them). The
@@ -207,8 +213,6 @@ BEGIN
                  WHERE c.position <= v_settings.max_counted_candidates
                  GROUP BY r.excluded_by) x;
 
-        SELECT coalesce(array_agg(DISTINCT ca.conversation_key), '{}') INTO v_participated
-          FROM history.conversation_authors ca WHERE ca.author_key = ANY (v_requester_accounts);
         -- The people of this run (its audience, the requester and linked
         -- accounts, the agent) the query names, and the query terms that are
         -- their names: a name is weak evidence on its own (name_term_weight),
@@ -256,6 +260,23 @@ BEGIN
               FROM newest c
               JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
              WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
+        ), participated AS (
+            -- The candidates' conversations where the requester (or a linked
+            -- account) wrote a message the audience may see: alive (the
+            -- projection holds live messages only), inside the eligible
+            -- windows, its lineage passing. Another message never counts.
+            SELECT coalesce(array_agg(w.conversation_key), '{}') AS conversation_keys
+              FROM (SELECT DISTINCT ON (e.conversation_key) e.conversation_key, e.visible
+                      FROM candidates e WHERE e.excluded_by IS NULL) w
+             WHERE EXISTS (SELECT FROM history.conversation_authors ca
+                            WHERE ca.author_key = ANY (v_requester_accounts) AND ca.conversation_key = w.conversation_key)
+               AND EXISTS (SELECT FROM unnest(w.visible) v(r), history.message_search_documents d
+                            WHERE d.conversation_key = w.conversation_key
+                              AND d.sent_at >= coalesce(lower(v.r), '-infinity') AND d.sent_at <@ v.r
+                              AND d.author_key = ANY (v_requester_accounts)
+                              AND (NOT d.has_lineage
+                                   OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible,
+                                                                   v_audience)))
         ), top AS (
             -- history._score ranks the eligible candidates as one set: its
             -- rarity and length statistics come from them alone.
@@ -267,7 +288,8 @@ BEGIN
                       FROM candidates e WHERE e.excluded_by IS NULL) a
              CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
                                                v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
-                                               v_participated, v_named_authors, v_settings, now(),
+                                               (SELECT p.conversation_keys FROM participated p),
+                                               v_named_authors, v_settings, now(),
                                                history._query_period(p_query, now()),
                                                history._query_asks_when(p_query, v_languages)) s
               JOIN candidates c ON c.message_key = s.message_key
@@ -472,7 +494,9 @@ BEGIN
                                   'conversation', r.conversation, 'participation', r.participation,
                                   'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
                                   'period', r.period, 'tells_time', r.tells_time, 'total', r.total,
-                                  'matched_terms', to_jsonb(r.matched_terms)),
+                                  -- positions in v_terms: the stored hits hold no query word
+                                  'matched_terms', to_jsonb(ARRAY(SELECT array_position(v_terms, t)
+                                                                    FROM unnest(r.matched_terms) t))),
                coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY b.p)
                            FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)), '[]'),
@@ -491,14 +515,40 @@ BEGIN
                                  m.j->>'speaker_role' AS speaker_role, m.j->>'body' AS body,
                                  (m.j->>'body_truncated')::boolean AS body_truncated) h;
 
+    -- 12. The hits wait for history._search_reveal, which hands them out once
+    --     this transaction has committed and its commit is flushed. This
+    --     commit is synchronous whatever the caller set, so in the procedure
+    --     the reveal need not wait (set_config, not a SET clause: it lasts
+    --     until the transaction ends).
+    INSERT INTO history.search_reveals (search_event_id, tenant_key, run_key, written_by, languages, max_terms, hits)
+    VALUES (v_event_id, v_run.tenant_key, v_run.run_key, pg_current_xact_id(), v_languages,
+            v_settings.max_query_terms, v_hits);
+    PERFORM set_config('synchronous_commit', 'on', true);
+    IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user) THEN
+        v_hits := '{}';
+    ELSE
+        -- A superuser session (tests, a DBA investigating) could read the
+        -- tables anyway: it gets the hits here, matched terms as words.
+        -- (field by field: a field added to search_hit needs no change here)
+        FOR i IN 1 .. coalesce(cardinality(v_hits), 0) LOOP
+            v_hit_out := v_hits[i];
+            v_hit_out.reasons := jsonb_set(v_hit_out.reasons, '{matched_terms}',
+                coalesce((SELECT jsonb_agg(v_terms[t.position::int] ORDER BY t.o)
+                            FROM jsonb_array_elements_text(v_hit_out.reasons->'matched_terms') WITH ORDINALITY t(position, o)),
+                         '[]'));
+            v_hits[i] := v_hit_out;
+        END LOOP;
+    END IF;
+
     RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_new), v_remaining, v_hits)::history.search_result;
 END
 $function$;
 
 COMMENT ON FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer) IS
-    'Internal: the search behind CALL history.search_history (refuses any other caller but a superuser)';
+    'Internal: the search behind CALL history.search_history (hits are revealed by _search_reveal once committed)';
 REVOKE ALL ON FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer) FROM PUBLIC;
--- The procedure runs as its caller, so its callers need EXECUTE here too; the
--- guard at the top of the body refuses every call that does not come from it.
+-- The procedure runs as its caller, so its callers need EXECUTE here too; step 0
+-- refuses a call outside a transaction a procedure began, and no hit leaves
+-- here (but to a superuser): history._search_reveal hands them out.
 GRANT EXECUTE ON FUNCTION history._search_history(uuid, text, text, timestamptz, timestamptz, integer)
     TO history_searcher, history_runtime;

@@ -1,6 +1,7 @@
 -- check_delivery: the run's evidence that no longer passes, with a reason
 -- (deleted, perspective, proof_revoked, audience, lineage). Empty means the
--- reply may be delivered. HS002 for an unknown or ended run.
+-- reply may be delivered. HS002 for an unknown or ended run. A default
+-- audience is the destination's members open now (history._delivery_audience).
 CREATE OR REPLACE FUNCTION history.check_delivery(p_run uuid)
 RETURNS TABLE (message_id text, reason text)
 LANGUAGE plpgsql
@@ -29,7 +30,7 @@ BEGIN
     END IF;
     RETURN QUERY
         SELECT d.message_id, d.reason
-          FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run)) d;
+          FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, NULL)) d;
 END
 $function$;
 

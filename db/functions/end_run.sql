@@ -1,4 +1,5 @@
--- end_run: end a run; its token is refused from then on. HS002 if unknown or already ended.
+-- end_run: end a run; its token is refused from then on, and hits of its
+-- searches never revealed are dropped. HS002 if unknown or already ended.
 CREATE OR REPLACE FUNCTION history.end_run(p_run uuid)
 RETURNS void
 LANGUAGE plpgsql
@@ -15,6 +16,9 @@ DECLARE
     v_run history.runs := history._lock_open_run(p_run);
 BEGIN
     UPDATE history.runs SET ended_at = pg_catalog.now() WHERE run_key = v_run.run_key;
+    -- Hits of this run's searches that were never revealed (the caller went
+    -- away between the search's commit and the reveal) will never be.
+    DELETE FROM history.search_reveals s WHERE s.run_key = v_run.run_key AND s.tenant_key = v_run.tenant_key;
     INSERT INTO history.run_trace (run_key, entry_kind, detail)
     VALUES (v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));
 END

@@ -1,6 +1,7 @@
 -- link_identity: record a verified proof that two accounts are one person.
 -- The link counts from this commit; p_verified_at is recorded, not compared.
 -- Repeating a recorded proof exactly is a no-op; a different one is HS004.
+-- Only person accounts are linked: a proof naming an agent is HS001.
 CREATE OR REPLACE FUNCTION history.link_identity(
     p_proof_id    text,
     p_account_a   text,
@@ -28,6 +29,16 @@ BEGIN
         RAISE EXCEPTION 'a proof links two different accounts; both are %', quote_literal(p_account_a)
             USING ERRCODE = 'HS001';
     END IF;
+    -- Links join person accounts only: linked to an agent's account, a person
+    -- would see every direct conversation the agent holds.
+    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_a) <> 'person' THEN
+        RAISE EXCEPTION 'account % is an agent; a proof links person accounts only', quote_literal(p_account_a)
+            USING ERRCODE = 'HS001', DETAIL = 'p_account_a names an agent account.';
+    END IF;
+    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_b) <> 'person' THEN
+        RAISE EXCEPTION 'account % is an agent; a proof links person accounts only', quote_literal(p_account_b)
+            USING ERRCODE = 'HS001', DETAIL = 'p_account_b names an agent account.';
+    END IF;
     -- One identity change at a time keeps components consistent. The lock is a
     -- row only the owner can touch: no client login can take or hold it.
     PERFORM 1 FROM history.write_locks l WHERE l.lock_name = 'identity_proofs' FOR UPDATE;
@@ -54,6 +65,6 @@ END
 $function$;
 
 COMMENT ON FUNCTION history.link_identity(text, text, text, timestamptz) IS
-    'Record an identity proof linking two accounts (counts until revoked); HS004 for a conflicting proof id';
+    'Record an identity proof linking two person accounts (counts until revoked); HS001 for an agent, HS004 for a conflicting proof id';
 REVOKE ALL ON FUNCTION history.link_identity(text, text, text, timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION history.link_identity(text, text, text, timestamptz) TO history_runtime;

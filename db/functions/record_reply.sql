@@ -1,7 +1,8 @@
 -- record_reply: the final delivery check, then the agent's reply posted into
 -- the destination with the run's evidence as its lineage, and the run ended.
 -- HS005 naming the failing evidence when anything no longer passes: nothing
--- is posted and the run stays open.
+-- is posted and the run stays open. A default audience counts the members
+-- open now and those who were members when the reply was sent.
 CREATE OR REPLACE FUNCTION history.record_reply(
     p_run        uuid,
     p_message_id text,
@@ -25,6 +26,7 @@ DECLARE
 BEGIN
     -- The reply's body is checked before the delivery check (post_message checks it again).
     PERFORM history._require_body(p_body, p_message_id);
+    PERFORM history._require_time('p_sent_at', p_sent_at);
 
     -- Hold every proof the evidence relied on: a concurrent revoke_proof
     -- waits for this transaction, or has committed and is seen below
@@ -35,7 +37,7 @@ BEGIN
 
     SELECT string_agg(pg_catalog.format('%s (%s)', d.message_id, d.reason), ', ' ORDER BY d.message_id)
       INTO v_problems
-      FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run)) d;
+      FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, p_sent_at)) d;
     IF v_problems IS NOT NULL THEN
         RAISE EXCEPTION 'delivery blocked: evidence no longer passes: %', v_problems
             USING ERRCODE = 'HS005',

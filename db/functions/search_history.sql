@@ -1,8 +1,11 @@
--- search_history: the model-facing search of one run (SPEC §3), as a
--- committing procedure: it runs the search (history._search_history), commits
--- the search's audit row, evidence and budget charge, and only then hands the
--- hits back. So no caller ever holds a hit whose audit could still be undone,
--- and no caller keeps the search's locks beyond the call.
+-- search_history: the model-facing search of one run, as a
+-- committing procedure: it runs the search (history._search_history, which
+-- writes the audit row, evidence and budget charge and keeps the hits aside),
+-- commits, and only then takes the hits (history._search_reveal, which
+-- refuses while the search's transaction is uncommitted and waits until its
+-- commit is flushed to the WAL). So no caller ever holds a hit whose audit
+-- could still be undone or lost in a crash, and no caller keeps the search's
+-- locks beyond the call.
 --
 -- PostgreSQL allows COMMIT only in a procedure that is SECURITY INVOKER, has
 -- no SET clause and is CALLed outside any transaction block, function or
@@ -29,6 +32,7 @@ BEGIN
     COMMIT;
     result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
     COMMIT;
+    result := history._search_reveal(p_run, result.search_event_id, p_query);
 END
 $procedure$;
 

@@ -1,6 +1,3 @@
--- Revert history-search:_default_audience from pg
-BEGIN;
-
-DROP FUNCTION history._default_audience(bigint, bigint, timestamptz);
-
-COMMIT;
+-- Revert history-search:_default_audience from pg: back to its @v0.1.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_default_audience@v0.1.0.sql

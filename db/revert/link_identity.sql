@@ -1,6 +1,3 @@
--- Revert history-search:link_identity from pg
-BEGIN;
-
-DROP FUNCTION history.link_identity(text, text, text, timestamptz);
-
-COMMIT;
+-- Revert history-search:link_identity from pg: back to its @v0.1.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/link_identity@v0.1.0.sql

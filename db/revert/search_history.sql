@@ -1,6 +1,3 @@
--- Revert history-search:search_history from pg
-BEGIN;
-
-DROP PROCEDURE history.search_history(uuid, text, text, timestamptz, timestamptz, integer, history.search_result);
-
-COMMIT;
+-- Revert history-search:search_history from pg: back to its @v0.1.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/search_history@v0.1.0.sql

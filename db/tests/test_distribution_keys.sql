@@ -4,11 +4,11 @@
 -- on both sides of each foreign key to another such table: what Citus needs
 -- to distribute them by tenant_key and co-locate them, with no schema change.
 BEGIN;
-SELECT plan(9);
+SELECT plan(12);
 
 CREATE TEMP TABLE reference_tables (relname name PRIMARY KEY);
 INSERT INTO reference_tables VALUES ('accounts'), ('identity_proofs'), ('write_locks'), ('search_settings'),
-    ('query_digest_keys'), ('tenants'), ('reindex_progress');
+    ('query_digest_keys'), ('tenants'), ('reindex_progress'), ('account_erasures');
 CREATE TEMP VIEW keyed_tables AS
 SELECT c.oid, c.relname,
        (SELECT a.attnum FROM pg_attribute a
@@ -21,7 +21,7 @@ SELECT c.oid, c.relname,
 SELECT is((SELECT array_agg(relname::text ORDER BY relname) FROM keyed_tables),
           ARRAY['conversation_authors', 'conversation_search_events', 'conversations', 'memberships',
                 'message_events', 'message_lineage', 'message_search_documents', 'message_sources',
-                'messages', 'run_evidence', 'run_trace', 'runs'],
+                'messages', 'run_evidence', 'run_trace', 'runs', 'search_reveals'],
           'the tables distributed by tenant are the message side and the run side');
 
 SELECT is_empty($$SELECT relname FROM keyed_tables WHERE tenant_attnum IS NULL$$,
@@ -41,6 +41,48 @@ SELECT is_empty($$SELECT k.conname::text
                      AND (k.confkey[pg_catalog.array_position(k.conkey, child.tenant_attnum)]
                           IS DISTINCT FROM parent.tenant_attnum)$$,
                 'each foreign key between them matches tenant_key to tenant_key');
+
+-- The checks above hold for the keys that exist; these are the keys that
+-- must exist (a dropped one, say message_sources' key to its source, would
+-- let a message name a source in another tenant). A new key is added here.
+SELECT set_eq($$SELECT k.conrelid::regclass::text || ' (' || array_to_string(ARRAY(
+                           SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY c(n, o)
+                             JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = c.n ORDER BY c.o), ', ')
+                       || ') -> ' || k.confrelid::regclass::text || ' (' || array_to_string(ARRAY(
+                           SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY c(n, o)
+                             JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = c.n ORDER BY c.o), ', ') || ')'
+                  FROM pg_constraint k
+                 WHERE k.contype = 'f' AND k.connamespace = 'history'::regnamespace$$,
+              ARRAY['history.conversations (tenant_key) -> history.tenants (tenant_key)',
+                    'history.memberships (account_key) -> history.accounts (account_key)',
+                    'history.memberships (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
+                    'history.messages (author_key) -> history.accounts (account_key)',
+                    'history.messages (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
+                    'history.messages (current_event_key, tenant_key) -> history.message_events (event_key, tenant_key)',
+                    'history.message_events (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.message_sources (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.message_sources (source_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.message_lineage (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.message_lineage (ancestor_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.message_search_documents (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.conversation_authors (author_key) -> history.accounts (account_key)',
+                    'history.conversation_authors (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
+                    'history.identity_proofs (account_a_key) -> history.accounts (account_key)',
+                    'history.identity_proofs (account_b_key) -> history.accounts (account_key)',
+                    'history.account_erasures (account_key) -> history.accounts (account_key)',
+                    'history.runs (agent_key) -> history.accounts (account_key)',
+                    'history.runs (requester_key) -> history.accounts (account_key)',
+                    'history.runs (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
+                    'history.runs (current_message_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.conversation_search_events (agent_key) -> history.accounts (account_key)',
+                    'history.conversation_search_events (digest_key_id) -> history.query_digest_keys (digest_key_id)',
+                    'history.conversation_search_events (run_key, tenant_key) -> history.runs (run_key, tenant_key)',
+                    'history.run_evidence (run_key, tenant_key) -> history.runs (run_key, tenant_key)',
+                    'history.run_evidence (event_key, tenant_key) -> history.conversation_search_events (event_key, tenant_key)',
+                    'history.run_evidence (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
+                    'history.run_trace (run_key, tenant_key) -> history.runs (run_key, tenant_key)',
+                    'history.run_trace (event_key, tenant_key) -> history.conversation_search_events (event_key, tenant_key)'],
+              'the foreign keys of the schema are exactly the expected ones (each keyed table''s to its parents by tenant_key too)');
 
 SELECT is_empty($$SELECT k.conname::text
                     FROM pg_constraint k
@@ -71,6 +113,19 @@ SELECT throws_ok($$INSERT INTO history.message_search_documents
                    SELECT message_key, 2, message_id, conversation_key, author_key, sent_at, false, ''
                      FROM history.messages WHERE message_id = 'dk-m'$$,
                  '23503', NULL, 'a projection row is refused in a tenant other than its message''s');
+
+INSERT INTO history.conversations (tenant_key, conversation_id, kind, language) VALUES (2, 'dk-c2', 'group', 'simple');
+INSERT INTO history.messages (tenant_key, message_id, conversation_key, author_key, sent_at, current_event_key)
+SELECT 2, 'dk-m2', conversation_key, (SELECT account_key FROM history.accounts WHERE account_id = 'dk-p'), '2026-03-02', 0
+  FROM history.conversations WHERE conversation_id = 'dk-c2';
+SELECT throws_ok($$INSERT INTO history.message_sources (tenant_key, message_key, source_key)
+                   SELECT 2, m.message_key, s.message_key
+                     FROM history.messages m, history.messages s WHERE m.message_id = 'dk-m2' AND s.message_id = 'dk-m'$$,
+                 '23503', NULL, 'a message''s source in another tenant is refused (no cross-tenant lineage)');
+SELECT throws_ok($$INSERT INTO history.message_lineage (tenant_key, message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at)
+                   SELECT 2, m.message_key, s.message_key, s.conversation_key, s.sent_at
+                     FROM history.messages m, history.messages s WHERE m.message_id = 'dk-m2' AND s.message_id = 'dk-m'$$,
+                 '23503', NULL, 'and so is an ancestor in another tenant');
 
 SELECT lives_ok($$INSERT INTO history.conversations (tenant_key, conversation_id, kind, language)
                   VALUES (2, 'dk-c', 'group', 'simple')$$,

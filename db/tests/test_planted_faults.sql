@@ -2,7 +2,7 @@
 -- missed (issue 13, item 6; docs/testing.md, "Planted faults"). Each block
 -- names the fault it catches.
 BEGIN;
-SELECT plan(16);
+SELECT plan(47);
 
 -- ------------------------------------------------------------------ the world
 --   pf-g    group    pf-bot, pf-p1, pf-p2 since 01-01; pf-p3 never
@@ -124,6 +124,216 @@ CREATE FUNCTION pg_temp.w_windows(p_last integer) RETURNS text[] LANGUAGE sql AS
 SELECT is(pg_temp.w_windows(19), ARRAY['pf-w-all', 'pf-w-most'], '(h) control: 19 accounts read both channels');
 SELECT is(pg_temp.w_windows(20), ARRAY['pf-w-all'],
           '(h) the 20th account, outside the pivots'' sample, never read pf-w-most: it is not a window');
+
+-- ---------------------------------------------- (i) the instants a window starts and ends
+-- A membership is [since, until): a match sent at the very instant the agent
+-- left is outside it, one sent at the instant it came back inside. Fault:
+-- _newest_matches tests the agent's membership with d.sent_at <= m.until, so
+-- the match at the instant it left is returned and takes a cap slot.
+--   pf-q    group    pf-bot 01-01 .. 03-01 12:00 and from 03-05; pf-p1 since 01-01
+DO $q$
+BEGIN
+    PERFORM history.upsert_conversation('pf-q', 'group');
+    PERFORM history.add_member('pf-q', 'pf-p1', '2026-01-01 00:00+00');
+    PERFORM history.add_member('pf-q', 'pf-bot', '2026-01-01 00:00+00');
+    PERFORM history.post_message(m, 'pf-q', 'pf-p1', 'pfplum', s::timestamptz) FROM (VALUES
+        ('pf-q-in1', '2026-02-01 00:00+00'), ('pf-q-in2', '2026-02-10 00:00+00'),
+        ('pf-q-left', '2026-03-01 12:00+00'),                  -- the instant the agent left
+        ('pf-q-away', '2026-03-03 00:00+00'),
+        ('pf-q-pre', '2026-03-04 23:59:59.999999+00'),         -- the last instant before it came back
+        ('pf-q-back', '2026-03-05 00:00+00')) v(m, s);         -- the instant it came back
+    PERFORM history.remove_member('pf-q', 'pf-bot', '2026-03-01 12:00+00');
+    PERFORM history.add_member('pf-q', 'pf-bot', '2026-03-05 00:00+00');
+END
+$q$;
+CREATE FUNCTION pg_temp.q_newest(p_listed boolean, p_count integer, p_strategy text) RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(n.message_id ORDER BY n.sent_at DESC, n.message_id DESC), '{}')
+      FROM history._newest_matches('pfplum', (SELECT account_key FROM history.accounts WHERE account_id = 'pf-bot'),
+                                   CASE WHEN p_listed THEN ARRAY(SELECT conversation_key FROM history.conversations
+                                                                  WHERE conversation_id = 'pf-q') END,
+                                   NULL, true, NULL, NULL, NULL, p_count, p_strategy) n $$;
+SELECT is(pg_temp.q_newest(l, 2, s), ARRAY['pf-q-back', 'pf-q-in2'],
+          '(i) _newest_matches in the agent''s windows, ' || coalesce(s, 'by estimate') || CASE WHEN l THEN ', listed' ELSE '' END
+          || ': the match at the instant it came back is in, the one at the instant it left is out and takes no slot')
+  FROM unnest(ARRAY['text', 'walk', 'probe', 'slice', 'slice:weeks', NULL]) s, unnest(ARRAY[true, false]) l
+ WHERE l OR s IS DISTINCT FROM 'slice:weeks';
+SELECT is(pg_temp.q_newest(true, 10, 'text'), ARRAY['pf-q-back', 'pf-q-in2', 'pf-q-in1'],
+          '(i) all the matches in the agent''s windows: neither pf-q-left, pf-q-away nor pf-q-pre');
+
+-- ---------------------------------------------- (j) delivery's perspective recheck at the window's ends
+-- check_delivery counts a hit inside the agent's perspective when a
+-- membership holds it in [since, until). Fault: the recheck counts the
+-- instant the agent left (ms.until >= m.sent_at), so a hit the agent no
+-- longer sees (it left at the very instant the hit was sent) is delivered.
+--   pf-r    group    pf-p1 since 01-01; pf-bot from 02-01 00:00 (the instant pf-r-first was sent)
+DO $r$
+BEGIN
+    PERFORM history.upsert_conversation('pf-r', 'group');
+    PERFORM history.add_member('pf-r', 'pf-p1', '2026-01-01 00:00+00');
+    PERFORM history.add_member('pf-r', 'pf-bot', '2026-02-01 00:00+00');
+    PERFORM history.post_message(m, 'pf-r', 'pf-p1', b, s::timestamptz) FROM (VALUES
+        ('pf-r-first', 'pfdamson at the join', '2026-02-01 00:00+00'),
+        ('pf-r-last', 'pfdamson before leaving', '2026-02-05 00:00+00'),
+        ('pf-r-now', 'and?', '2026-02-06 00:00+00')) v(m, b, s);
+END
+$r$;
+INSERT INTO pf_runs VALUES ('r', history.begin_run('pf-bot', 'pf-r', 'pf-p1', 'pf-r-now', '{}', ARRAY['pf-p1']));
+INSERT INTO pf_results VALUES ('r', history._search_history(pg_temp.run('r'), 'pfdamson'));
+SELECT is(pg_temp.hit_ids('r'), ARRAY['pf-r-first', 'pf-r-last'],
+          '(j) a message sent at the instant the agent joined is a hit');
+SELECT is_empty($$SELECT * FROM history.check_delivery(pg_temp.run('r'))$$,
+                '(j) and check_delivery passes it (the membership began at its sent_at)');
+-- The agent leaves at the very instant pf-r-last was sent, after the search.
+SELECT history.remove_member('pf-r', 'pf-bot', '2026-02-05 00:00+00');
+SELECT results_eq($$SELECT message_id, reason FROM history.check_delivery(pg_temp.run('r'))$$,
+                  $$VALUES ('pf-r-last'::text, 'perspective'::text)$$,
+                  '(j) a hit sent at the instant the agent left is outside its perspective now: perspective');
+
+-- ---------------------------------------------- (k) neighbours and the exclusion counts: context and lineage
+-- Faults: the before-neighbours drop the in-context test (a loaded message
+-- comes back as a neighbour); the after-neighbours drop the lineage test (a
+-- message drawn from a DM the audience cannot read comes back); the candidate
+-- rules are counted in_context before lineage (a match both in context and
+-- drawn from that DM is counted in_context). Lineage comes first.
+--   pf-k    channel  pf-bot, pf-alice, pf-bob since 01-01
+--   pf-kdm  direct   pf-bot, pf-alice (pf-bob cannot read it)
+DO $k$
+BEGIN
+    PERFORM history.upsert_conversation('pf-k', 'channel');
+    PERFORM history.upsert_conversation('pf-kdm', 'direct');
+    PERFORM history.add_member(c, a, '2026-01-01 00:00+00') FROM (VALUES ('pf-k', 'pf-bot'), ('pf-k', 'pf-alice'),
+        ('pf-k', 'pf-bob'), ('pf-kdm', 'pf-bot'), ('pf-kdm', 'pf-alice')) v(c, a);
+    PERFORM history.post_message('pf-k-dm', 'pf-kdm', 'pf-alice', 'a private thing', '2026-03-01 09:00+00');
+    PERFORM history.post_message(m, 'pf-k', a, b, s::timestamptz, src) FROM (VALUES
+        ('pf-k1', 'pf-bob', 'first filler', '2026-03-01 10:01+00', '{}'::text[]),
+        ('pf-k2', 'pf-bob', 'second filler, loaded', '2026-03-01 10:02+00', '{}'),
+        ('pf-k3', 'pf-alice', 'pfkumquat here', '2026-03-01 10:03+00', '{}'),
+        ('pf-k4', 'pf-bot', 'drawn from the private thing', '2026-03-01 10:04+00', ARRAY['pf-k-dm']),
+        ('pf-k5', 'pf-bob', 'fifth filler', '2026-03-01 10:05+00', '{}'),
+        ('pf-k6', 'pf-bob', 'sixth filler', '2026-03-01 10:06+00', '{}'),
+        ('pf-k7', 'pf-bot', 'pfkumquat drawn and loaded', '2026-03-01 10:07+00', ARRAY['pf-k-dm']),
+        ('pf-k8', 'pf-bob', 'pfkumquat loaded', '2026-03-01 10:08+00', '{}'),
+        ('pf-know', 'pf-alice', 'so?', '2026-03-01 10:10+00', '{}')) v(m, a, b, s, src);
+END
+$k$;
+INSERT INTO pf_runs VALUES
+    ('k', history.begin_run('pf-bot', 'pf-k', 'pf-alice', 'pf-know', ARRAY['pf-k2', 'pf-k7', 'pf-k8'], ARRAY['pf-alice', 'pf-bob']));
+INSERT INTO pf_results VALUES ('k', history._search_history(pg_temp.run('k'), 'pfkumquat'));
+SELECT is(pg_temp.hit_ids('k'), ARRAY['pf-k3'], '(k) one hit: pf-k7 is drawn from the DM and loaded, pf-k8 loaded');
+SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
+                  jsonb_array_elements(h.before) n WHERE r.name = 'k'),
+          ARRAY['pf-k1'], '(k) before-neighbours skip a loaded message (pf-k2): pf-k1 alone');
+SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
+                  jsonb_array_elements(h.after) n WHERE r.name = 'k'),
+          ARRAY['pf-k5', 'pf-k6'], '(k) after-neighbours skip a message drawn from a DM pf-bob cannot read (pf-k4)');
+SELECT is(ARRAY[(pg_temp.audit('k')).excluded_lineage, (pg_temp.audit('k')).excluded_in_context], ARRAY[1, 1],
+          '(k) pf-k7 (drawn from the DM and loaded) counts under lineage, pf-k8 under in_context');
+
+-- ---------------------------------------------- (l) a one-character CJK query
+-- A run of one CJK character is indexed as itself; a query of one is a term
+-- too. Fault: the query side bigrams only runs of two or more, so 猫 yields
+-- no term and finds nothing.
+SELECT history.post_message('pf-cjk', 'pf-k', 'pf-bob', '猫 ok', '2026-03-01 10:09+00');
+SELECT is(ARRAY(SELECT lexeme FROM history._query_lexemes('猫', ARRAY['english'::regconfig])), ARRAY['猫'],
+          '(l) a one-character CJK query has that character as its term');
+SELECT ok(history._document_vector('猫 ok', 'english') @@ '猫'::tsquery, '(l) the document indexes it');
+INSERT INTO pf_results VALUES ('cjk', history._search_history(pg_temp.run('k'), '猫'));
+SELECT is(pg_temp.hit_ids('cjk'), ARRAY['pf-cjk'], '(l) and a search for it finds the message');
+
+-- ---------------------------------------------- (m) the document fast path
+-- _document_vector takes a fast path for text that can only hold words; it
+-- must give what the general path gives. The general path is forced here by
+-- appending " <( >(" (boundary characters: no token, no position). Fault:
+-- the fast path's character test loses ~, and ~drafts~ (chat strike-through)
+-- is indexed as the parser reads it ('~drafts'), unfindable by "drafts".
+SELECT is_empty($$
+    SELECT b, c::text FROM unnest(ARRAY['~drafts~', 'the ~old~ new plan', 'plain words only', 'Hello, world!', 'it''s fine',
+                               '*bold* and _under_', 'a~b', 'x ~y', 'see ~/bin', 'a<b c>d', 'a=b', 'a&b', 'a+b', 'a#b',
+                               'a@b', 'a:b', 'a_b', E'a\\b', 'a/b', 'a.b', 'end.', 'a-b', '-dash', 'v1', '1v', '42 is 42',
+                               'naïve café', '(parens) [brackets]', '%percent $dollar ^caret', 'quote''s "double"',
+                               '#tag here', '@user here', '=x', '&amp; more', '+plus', '<b>bold</b>', '>quoted', '.hidden file',
+                               '/root', ':colon', '_private', E'\\back', '-minus', '~tilde',
+                               'see config.yaml', 'foo+bar', 'c++ rocks', 'a<=b', 'x>y then', 'path/to/file', 'user@example.com',
+                               'key=value', 'this&that', 'foo_bar', 'ns::name', 'issue#12', 'proj-4821', 'look~here', 'x <tag> y', '<b>bold']) b,
+         unnest(ARRAY['english', 'simple']::regconfig[]) c
+     WHERE history._document_vector(b, c) IS DISTINCT FROM history._document_vector(b || ' <( >(', c)$$,
+    '(m) the fast path gives what the general path gives, for words, punctuation and each character of its test, in english and simple');
+SELECT history.post_message('pf-strike', 'pf-k', 'pf-bob', '~drafts~ are gone', '2026-03-01 10:09:30+00');
+INSERT INTO pf_results VALUES ('strike', history._search_history(pg_temp.run('k'), 'drafts'));
+SELECT is(pg_temp.hit_ids('strike'), ARRAY['pf-strike'], '(m) "drafts" finds a struck-through ~drafts~');
+
+-- ---------------------------------------------- (n) an account outside the run never changes scores
+-- Names count only for the people of the run (its audience, the requester
+-- and linked accounts, the agent). Fault: the name lookup reads every
+-- account, so a stranger named like a query word makes it a name term and
+-- the authors named by it named speakers: the scores move. Here pf-zed (in
+-- pf-k, outside the run) wrote one of the matches; it is named twice, the
+-- search repeated in a new run after each.
+SELECT history.upsert_account('pf-zed', 'person');
+SELECT history.add_member('pf-k', 'pf-zed', '2026-01-01 00:00+00');
+SELECT history.post_message('pf-kz', 'pf-k', 'pf-zed', 'pfkumquat and pfmedlar', '2026-03-01 10:09:40+00');
+CREATE FUNCTION pg_temp.k_scores(p_name text) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_agg(jsonb_build_object('id', h.message_id, 'score', h.score, 'reasons', h.reasons) ORDER BY h.message_id)
+      FROM pf_results r, unnest((r.result).hits) h WHERE r.name = p_name $$;
+INSERT INTO pf_runs VALUES
+    ('n0', history.begin_run('pf-bot', 'pf-k', 'pf-alice', 'pf-know', ARRAY['pf-k2', 'pf-k7', 'pf-k8'], ARRAY['pf-alice', 'pf-bob']));
+INSERT INTO pf_results VALUES ('n0', history._search_history(pg_temp.run('n0'), 'pfkumquat pfmedlar'));
+SELECT history.upsert_account('pf-zed', 'person', 'Pfkumquat');
+SELECT history.upsert_account('pf-stranger', 'person', 'Pfmedlar');
+INSERT INTO pf_runs VALUES
+    ('n1', history.begin_run('pf-bot', 'pf-k', 'pf-alice', 'pf-know', ARRAY['pf-k2', 'pf-k7', 'pf-k8'], ARRAY['pf-alice', 'pf-bob']));
+INSERT INTO pf_results VALUES ('n1', history._search_history(pg_temp.run('n1'), 'pfkumquat pfmedlar'));
+SELECT is(jsonb_array_length(pg_temp.k_scores('n0')), 2, '(n) control: two hits, pf-k3 and pf-kz (written by pf-zed)');
+SELECT is(pg_temp.k_scores('n1'), pg_temp.k_scores('n0'),
+          '(n) display names of accounts outside the run (pf-zed, an author; pf-stranger, in no conversation) change no score or reason');
+
+
+-- ---------------------------------------------- (o) the window's ends, end to end
+-- Every window is [since, until): of an audience member (pf-p2 in pf-b) and
+-- of the agent (in pf-b2). A match at the instant one joined is in, at the
+-- instant it left out, and the last instant before joining out.
+--   pf-b    group    pf-bot, pf-p1 since 01-01; pf-p2 02-01 .. 02-10
+--   pf-b2   group    pf-p1 since 01-01; pf-bot 02-01 .. 02-10
+DO $b$
+BEGIN
+    PERFORM history.upsert_conversation(c, 'group') FROM unnest(ARRAY['pf-b', 'pf-b2']) c;
+    PERFORM history.add_member(c, a, s::timestamptz) FROM (VALUES ('pf-b', 'pf-bot', '2026-01-01 00:00+00'),
+        ('pf-b', 'pf-p1', '2026-01-01 00:00+00'), ('pf-b', 'pf-p2', '2026-02-01 00:00+00'),
+        ('pf-b2', 'pf-p1', '2026-01-01 00:00+00'), ('pf-b2', 'pf-bot', '2026-02-01 00:00+00')) v(c, a, s);
+    PERFORM history.post_message(m, c, 'pf-p1', b, s::timestamptz) FROM (VALUES
+        ('pf-b-pre', 'pf-b', 'pfsloe', '2026-01-31 23:59:59.999999+00'),
+        ('pf-b-join', 'pf-b', 'pfsloe', '2026-02-01 00:00+00'),
+        ('pf-b-mid', 'pf-b', 'pfsloe', '2026-02-05 00:00+00'),
+        ('pf-b-left', 'pf-b', 'pfsloe', '2026-02-10 00:00+00'),
+        ('pf-b2-pre', 'pf-b2', 'pfsloe', '2026-01-31 23:59:59.999999+00'),
+        ('pf-b2-join', 'pf-b2', 'pfsloe', '2026-02-01 00:00+00'),
+        ('pf-b2-left', 'pf-b2', 'pfsloe', '2026-02-10 00:00+00'),
+        -- not matches: neighbours at the window's ends (ids order ties on sent_at)
+        ('pf-b2-a', 'pf-b2', 'at the join', '2026-02-01 00:00+00'),
+        ('pf-b2-last', 'pf-b2', 'the last before leaving', '2026-02-09 23:59:59.999999+00'),
+        ('pf-b2-z', 'pf-b2', 'at the leaving', '2026-02-10 00:00+00'),
+        ('pf-b-now', 'pf-b', 'and?', '2026-02-12 00:00+00')) v(m, c, b, s);
+    PERFORM history.remove_member('pf-b', 'pf-p2', '2026-02-10 00:00+00');
+    PERFORM history.remove_member('pf-b2', 'pf-bot', '2026-02-10 00:00+00');
+END
+$b$;
+INSERT INTO pf_runs VALUES
+    ('b12', history.begin_run('pf-bot', 'pf-b', 'pf-p1', 'pf-b-now', '{}', ARRAY['pf-p1', 'pf-p2'])),
+    ('b1', history.begin_run('pf-bot', 'pf-b', 'pf-p1', 'pf-b-now', '{}', ARRAY['pf-p1']));
+INSERT INTO pf_results VALUES ('b12', history._search_history(pg_temp.run('b12'), 'pfsloe')),
+                              ('b1', history._search_history(pg_temp.run('b1'), 'pfsloe'));
+SELECT is(pg_temp.hit_ids('b12'), ARRAY['pf-b-join', 'pf-b-mid'],
+          '(o) audience pf-p1, pf-p2: the match at the instant pf-p2 joined is a hit; at the instant it left, and just before it joined, not');
+SELECT is(ARRAY[(pg_temp.audit('b12')).excluded_perspective, (pg_temp.audit('b12')).excluded_audience], ARRAY[2, 3],
+          '(o) and the audit counts pf-b2-pre, pf-b2-left under perspective (the agent''s window), pf-b-pre, pf-b-left and pf-b2-join (pf-p2 never read pf-b2) under audience');
+SELECT is(pg_temp.hit_ids('b1'), ARRAY['pf-b-join', 'pf-b-left', 'pf-b-mid', 'pf-b-pre', 'pf-b2-join'],
+          '(o) audience pf-p1: in pf-b2 the match at the instant the agent joined is a hit; at the instant it left, and just before it joined, not');
+SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
+                  jsonb_array_elements(h.before) n WHERE r.name = 'b1' AND h.message_id = 'pf-b2-join'),
+          ARRAY['pf-b2-a'], '(o) its before-neighbour: pf-b2-a, sent at the instant the agent joined (pf-b2-pre, just before, is not)');
+SELECT is((SELECT array_agg(n->>'message_id') FROM pf_results r, unnest((r.result).hits) h,
+                  jsonb_array_elements(h.after) n WHERE r.name = 'b1' AND h.message_id = 'pf-b2-join'),
+          ARRAY['pf-b2-last'], '(o) its after-neighbour: pf-b2-last, the last instant before the agent left (not pf-b2-left, pf-b2-z, sent at it)');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -1,7 +1,7 @@
 -- The search surface (SPEC §3, §4): query parsing, arguments, run tokens,
 -- ranking, reasons, audit (digest, no query text, trace), evidence, budget.
 BEGIN;
-SELECT plan(110);
+SELECT plan(117);
 
 -- ------------------------------------------------------------------ the world
 DO $world$
@@ -118,7 +118,7 @@ INSERT INTO odd_queries (query, expected) VALUES
     ('x.com/a:b',                ARRAY['q-url2']),
     (E'http://x.com/it''s',      ARRAY['q-url2']),
     ('mail q-ben@example.com ''quoted'' path /usr/lib/x:y', ARRAY['q-url']),
-    (repeat('apple ', 2000),     ARRAY['q-apple', 'q-url']);
+    (repeat('apple ', 650),      ARRAY['q-apple', 'q-url']);
 SELECT is(pg_temp.srt(pg_temp.s('odd' || o.n, 'q', o.query)), pg_temp.srt(o.expected),
           pg_catalog.format('operator characters are words, never operators: %s', left(o.query, 40)))
   FROM odd_queries o ORDER BY o.n;
@@ -148,6 +148,28 @@ SELECT is(pg_temp.s('same_time', 'q', 'apple', 'anyone', '2026-02-01 12:00+00', 
           'p_after = p_before is a valid, empty window');
 SELECT throws_ok($$SELECT history._search_history(NULL, 'apple')$$, 'HS001', NULL, 'null run token is HS001');
 SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'apple')$$, 'HS002', NULL, 'unknown run token is HS002');
+
+-- The query's size: over search_settings.max_query_chars (4 000) characters is
+-- HS001 naming its length and the maximum, before any other work.
+CREATE TEMP TABLE size_events ON COMMIT DROP AS SELECT pg_temp.events('q') AS n;
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), repeat('a', 4001))$$, 'HS001',
+                 'p_query is 4001 characters long, over the maximum of 4000',
+                 'a query of 4 001 characters is HS001 naming its length and the maximum');
+SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), repeat('apple ', 1000))$$, 'HS001',
+                 'p_query is 6000 characters long, over the maximum of 4000',
+                 'the size is checked before anything else (an unknown run gets HS001 for its query, not HS002)');
+SELECT is(pg_temp.events('q'), (SELECT n FROM size_events), 'a refused query writes no audit row');
+SELECT is(pg_temp.s('max_chars', 'q', repeat('x', 3994) || ' apple'), ARRAY['q-apple', 'q-url'],
+          'a query of exactly 4 000 characters is searched');
+SELECT is(pg_temp.s('max_chars_multibyte', 'q', repeat('é', 3994) || ' apple'), ARRAY['q-apple', 'q-url'],
+          'the maximum counts characters, not bytes (4 000 characters, 7 994 bytes)');
+UPDATE history.search_settings SET max_query_chars = 10;
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), 'apple banana')$$, 'HS001',
+                 'p_query is 12 characters long, over the maximum of 10', 'the maximum is the setting''s');
+UPDATE history.search_settings SET max_query_chars = 4000;
+SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('q'), repeat('apple ', 11184811))$$, 'HS001',
+                 'p_query is 67108866 characters long, over the maximum of 4000',
+                 'a 64 MB query is refused the same way (no internal error, no work on its text)');
 SELECT lives_ok($$SELECT history.end_run(pg_temp.tok('ended'))$$, 'end_run ends a run');
 SELECT throws_ok($$SELECT history._search_history(pg_temp.tok('ended'), 'apple')$$, 'HS002', NULL, 'an ended run is HS002');
 SELECT throws_ok($$SELECT history.end_run(pg_temp.tok('ended'))$$, 'HS002', NULL, 'ending an ended run is HS002');

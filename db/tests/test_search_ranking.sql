@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(49);
+SELECT plan(58);
 
 DO $world$
 BEGIN
@@ -151,6 +151,13 @@ SELECT is(ARRAY[((pg_temp.hit('named', 'k-said-mel')).reasons->>'named_speaker')
                 ((pg_temp.hit('named', 'k-said-car')).reasons->>'named_speaker')::float8],
           ARRAY[(SELECT named_speaker_weight FROM history.search_settings), 0::float8],
           'reasons.named_speaker is named_speaker_weight for the named person''s message, 0 for the other''s');
+-- A stranger (an account outside the run) named like a query word moves nothing: the
+-- name lookup reads only the run's people.
+DO $$ BEGIN PERFORM history.upsert_account('k-stranger', 'person', 'Pottery Class'); END $$;
+SELECT is(pg_temp.told((SELECT 'named-stranger' WHERE pg_temp.chat('named-stranger',
+                            'What did Melanie say about the pottery class?') IS NOT NULL)),
+          pg_temp.told('named'),
+          'a stranger''s display name changes no score, reason or order (the name lookup reads the run''s people)');
 -- The names' terms are kept with the accounts (_refresh_name_terms), in the query languages they were made in.
 SELECT is((SELECT name_terms FROM history.accounts WHERE account_id = 'k-mel'), ARRAY['melani'],
           'upsert_account keeps the name''s terms as a query would have them');
@@ -297,6 +304,75 @@ SELECT is((SELECT e.hit_rankings FROM history.conversation_search_events e
           (SELECT e.hit_rankings FROM history.conversation_search_events e
             WHERE e.search_event_id = (SELECT (r.r).search_event_id FROM results r WHERE r.label = 'before')),
           'the audit records the same ranking components before and after');
+
+-- ------------------------------------------------------------------ signals see only what the audience may see
+-- Rae asks; Rae and Rob are the audience. Each conversation has one visible
+-- match by Rob; what Rae wrote there differs: visible, written before Rob
+-- joined (Rob may not see it), deleted.
+DO $signals$
+BEGIN
+    PERFORM history.upsert_account('k-rae', 'person', 'Rae');
+    PERFORM history.upsert_account('k-rob', 'person', 'Rob');
+    PERFORM history.upsert_conversation('k-sig-dest', 'group');
+    PERFORM history.upsert_conversation('k-sig-vis', 'group');
+    PERFORM history.upsert_conversation('k-sig-late', 'group');
+    PERFORM history.upsert_conversation('k-sig-del', 'group');
+    PERFORM history.add_member(c, a, '2026-01-01 00:00+00')
+       FROM unnest(ARRAY['k-sig-dest', 'k-sig-vis', 'k-sig-late', 'k-sig-del']) c,
+            unnest(ARRAY['k-bot', 'k-rae']) a;
+    PERFORM history.add_member(c, 'k-rob', '2026-01-01 00:00+00')
+       FROM unnest(ARRAY['k-sig-dest', 'k-sig-vis', 'k-sig-del']) c;
+    PERFORM history.add_member('k-sig-late', 'k-rob', '2026-03-01 00:00+00');
+    PERFORM history.post_message('k-rae-vis', 'k-sig-vis', 'k-rae', 'morning all', '2026-02-01 12:00+00');
+    PERFORM history.post_message('k-rae-late', 'k-sig-late', 'k-rae', 'morning all', '2026-02-01 12:00+00');
+    PERFORM history.post_message('k-rae-del', 'k-sig-del', 'k-rae', 'morning all', '2026-02-01 12:00+00');
+    PERFORM history.delete_message('k-rae-del', '2026-02-02 12:00+00');
+    PERFORM history.post_message('k-zep-vis', 'k-sig-vis', 'k-rob', 'zeppelin hangar tour', '2026-04-01 12:00+00');
+    PERFORM history.post_message('k-zep-late', 'k-sig-late', 'k-rob', 'zeppelin hangar tour', '2026-04-01 12:00+00');
+    PERFORM history.post_message('k-zep-del', 'k-sig-del', 'k-rob', 'zeppelin hangar tour', '2026-04-01 12:00+00');
+    PERFORM history.post_message('k-sig-cur', 'k-sig-dest', 'k-rae', 'question', '2026-06-01 12:00+00');
+END
+$signals$;
+CREATE FUNCTION pg_temp.srt(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS
+$$ SELECT coalesce(array_agg(x ORDER BY x COLLATE "C"), '{}') FROM unnest(p) x $$;
+CREATE FUNCTION pg_temp.sig(p_label text, p_query text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    v history.search_result;
+BEGIN
+    v := history._search_history(history.begin_run('k-bot', 'k-sig-dest', 'k-rae', 'k-sig-cur', '{}', ARRAY['k-rae', 'k-rob']),
+                                 p_query, 'anyone', NULL, NULL, 20);
+    INSERT INTO pg_temp.results VALUES (p_label, v);
+    RETURN ARRAY(SELECT h.message_id FROM unnest(v.hits) h);
+END
+$$;
+SELECT is(pg_temp.srt(pg_temp.sig('signals', 'zeppelin')), ARRAY['k-zep-del', 'k-zep-late', 'k-zep-vis'],
+          'the three matches are eligible');
+SELECT is(((pg_temp.hit('signals', 'k-zep-vis')).reasons->>'participation')::float8,
+          (SELECT participation_weight FROM history.search_settings),
+          'participation counts a message of the requester the audience may see');
+SELECT is(((pg_temp.hit('signals', 'k-zep-late')).reasons->>'participation')::float8, 0::float8,
+          'participation does not count the requester''s message written before an audience member joined');
+SELECT is(((pg_temp.hit('signals', 'k-zep-del')).reasons->>'participation')::float8, 0::float8,
+          'participation does not count the requester''s deleted message');
+SELECT is((pg_temp.sig('signals-order', 'zeppelin'))[1], 'k-zep-vis',
+          'so the hit whose conversation the requester visibly took part in ranks first');
+
+-- ------------------------------------------------------------------ query analysis: only the run's languages
+-- A German conversation the agent never joined changes nothing in how an
+-- English run reads its query ("die" is a German stop word, an English word).
+DO $$ BEGIN
+    PERFORM history.post_message('k-die', 'k-sig-vis', 'k-rob', 'the basil will die without water', '2026-04-02 12:00+00');
+END $$;
+SELECT is(pg_temp.sig('die-before', 'die'), ARRAY['k-die'], 'an English "die" finds the English message');
+DO $$ BEGIN
+    PERFORM history.upsert_conversation('k-german', 'group', NULL, 'german');
+    PERFORM history.add_member('k-german', 'k-ben', '2026-01-01 00:00+00');
+    PERFORM history.post_message('k-german-m', 'k-german', 'k-ben', 'die Katze schläft', '2026-04-02 12:00+00');
+END $$;
+SELECT is(pg_temp.sig('die-after', 'die'), ARRAY['k-die'],
+          'a German conversation the run may not see changes neither the hits ...');
+SELECT is((pg_temp.hit('die-after', 'k-die')).reasons->'matched_terms', '["die"]'::jsonb,
+          '... nor the matched terms');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(139);
+SELECT plan(155);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
@@ -22,6 +22,8 @@ INSERT INTO surface VALUES
         true, false, false, false),
     ('delete_message', ARRAY['text', 'timestamp with time zone'],
         true, false, false, false),
+    ('erase_account', ARRAY['text', 'timestamp with time zone'],
+        true, false, false, false),
     ('link_identity', ARRAY['text', 'text', 'text', 'timestamp with time zone'],
         true, false, false, false),
     ('revoke_proof', ARRAY['text', 'timestamp with time zone'],
@@ -36,8 +38,12 @@ INSERT INTO surface VALUES
         true, false, false, false),
     ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
         true, true, false, false),
+    ('_search_reveal', ARRAY['uuid', 'uuid', 'text'],
+        true, true, false, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
-        false, false, false, true);
+        false, false, false, true),
+    ('run_status', ARRAY['uuid'],
+        true, true, false, false);
 
 CREATE TEMP TABLE client_roles (role name) ON COMMIT DROP;
 INSERT INTO client_roles VALUES ('history_runtime'), ('history_searcher'), ('history_auditor'),
@@ -115,12 +121,12 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_runtime may execute exactly the runtime functions and search_history (procedure and function)');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_searcher', oid, 'EXECUTE')),
-          ARRAY['_search_history', 'search_history'],
-          'history_searcher may execute search_history (procedure and function) and nothing else');
+          ARRAY['_search_history', '_search_reveal', 'run_status', 'search_history'],
+          'history_searcher may execute search_history (procedure, search and reveal) and run_status, nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
-          '{}'::text[],
-          'history_auditor may execute no function (verify_query_digest is history_digest_verifier''s)');
+          ARRAY['schema_release'],
+          'history_auditor may execute schema_release (history.status shows it) and no other function');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_digest_verifier', oid, 'EXECUTE')),
           ARRAY['verify_query_digest'],
@@ -135,7 +141,7 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
             WHERE NOT in_extension AND pg_catalog.pg_get_functiondef(oid) ~* 'advisory'),
           '{}'::text[], 'no function of schema history takes an advisory lock (any login could take the same key)');
 
--- ---------------------------------------------------------------- functions, one by one (15 + 60)
+-- ---------------------------------------------------------------- functions, one by one (16 + 64)
 SELECT is_definer('history', s.name, s.args, pg_catalog.format('history.%s is SECURITY DEFINER', s.name))
   FROM surface s ORDER BY s.name;
 SELECT function_privs_are('history', s.name, s.args, r.role,
@@ -187,8 +193,8 @@ SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
                    AND (pg_catalog.has_table_privilege('history_auditor', c.oid,
                             'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
                         OR pg_catalog.has_any_column_privilege('history_auditor', c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')))),
-          ARRAY['search_audit', 'search_audit_messages'],
-          'history_auditor has privileges on the two audit views and nothing else');
+          ARRAY['search_audit', 'search_audit_messages', 'status'],
+          'history_auditor has privileges on the two audit views and the status view, and nothing else');
 SELECT is((SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
              FROM schema_relations c
             WHERE c.relkind = 'r'
@@ -255,6 +261,8 @@ SELECT throws_ok($$SELECT history.begin_run('a', 'c', 'r', 'm')$$, '42501', NULL
                  'history_searcher: begin_run is refused');
 SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, 'HS002', NULL,
                  'history_searcher: _search_history is executable (an unknown run gets HS002, not 42501)');
+SELECT throws_ok($$SELECT history._search_reveal(gen_random_uuid(), gen_random_uuid(), 'anything')$$, 'HS001', NULL,
+                 'history_searcher: _search_reveal is executable (an unknown search gets HS001, not 42501)');
 RESET ROLE;
 
 SET LOCAL ROLE history_auditor;

@@ -20,10 +20,12 @@ from .errors import (Conflict, DatabaseError, DeliveryBlocked, HistorySearchErro
                      NotFound, SearchInTransaction, UnknownRun)
 from .models import DeliveryProblem, Neighbour, RankingReasons, SearchHit, SearchResult
 from .prompt import to_prompt
-from .tool import (TOOL_DESCRIPTION, TOOL_NAME, ToolArgumentError, acall_tool, anthropic_tool, call_tool,
-                   mcp_tool, openai_responses_tool, openai_tool, tool_schema)
+from .tool import (TOOL_ANNOTATIONS, TOOL_DESCRIPTION, TOOL_NAME, ToolArgumentError, ToolCallError, acall_tool,
+                   anthropic_tool, arun_tool, call_tool, mcp_tool, openai_responses_tool, openai_tool, output_schema,
+                   run_tool, tool_schema)
 
 __all__ = [
+    "TOOL_ANNOTATIONS",
     "TOOL_DESCRIPTION",
     "TOOL_NAME",
     "AsyncAuditor",
@@ -45,14 +47,18 @@ __all__ = [
     "SearchInTransaction",
     "SearchResult",
     "ToolArgumentError",
+    "ToolCallError",
     "UnknownRun",
     "__version__",
     "acall_tool",
     "anthropic_tool",
+    "arun_tool",
     "call_tool",
     "mcp_tool",
     "openai_responses_tool",
     "openai_tool",
+    "output_schema",
+    "run_tool",
     "to_prompt",
     "tool_schema",
 ]

@@ -220,6 +220,73 @@ def run_reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- purge ---------------------------------------------------------------------
+
+
+def add_purge(sub: Subparsers) -> None:
+    p = sub.add_parser("purge", help="remove ended runs and their audit from before a cut-off",
+                       description="Remove the runs that ended before --before, with their search events, "
+                                   "evidence and trace (history.purge), in committed batches, printing a line "
+                                   "per batch. Open runs are never touched. Interrupted, run it again: it "
+                                   "continues with what is left. Needs the schema owner or a superuser.")
+    _add_dsn(p)
+    p.add_argument("--before", type=_timestamp, required=True,
+                   help="RFC 3339 cut-off with a time zone: runs that ended before it go")
+    p.add_argument("--batch-size", type=_positive, default=500, help="runs per committed batch (default 500)")
+    p.set_defaults(func=run_purge)
+
+
+def run_purge(args: argparse.Namespace) -> int:
+    # Autocommit: the procedure commits each batch itself.
+    with _connect(args) as conn:
+        conn.add_notice_handler(lambda notice: print(notice.message_primary, flush=True))
+        conn.execute("CALL history.purge(%s, %s)", (args.before, args.batch_size))
+    return EXIT_OK
+
+
+# -- status --------------------------------------------------------------------
+
+
+def add_status(sub: Subparsers) -> None:
+    p = sub.add_parser("status", help="what the system is doing (history.status)",
+                       description="Print history.status: the release deployed, open runs and the oldest "
+                                   "one's age, searches and budget exhaustion per hour over the last day, the "
+                                   "oldest audit row and the re-index's progress. No message text. Needs the "
+                                   "schema owner or a login with history_auditor.")
+    _add_dsn(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run_status)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    import json
+
+    from psycopg.rows import dict_row
+
+    with _connect(args) as conn:
+        row = conn.cursor(row_factory=dict_row).execute("SELECT * FROM history.status").fetchone()
+    if args.json:
+        print(json.dumps(row, default=str, indent=2))
+        return EXIT_OK
+    age = row["oldest_open_run_age"]
+    print(f"release: {row['release']}")
+    print(f"open runs: {row['open_runs']}" + (f", oldest started {row['oldest_open_run_started_at']} ({age} ago)"
+                                                if row["open_runs"] else ""))
+    print(f"searches, last 24 h: {row['searches_last_day']}, budget exhausted: {row['budget_exhausted_last_day']}")
+    for h in row["searches_by_hour"]:
+        if h["searches"]:
+            print(f"  {h['hour']}  {h['searches']:>8} searches  {h['budget_exhausted']:>6} budget exhausted")
+    print(f"oldest audit row: {row['oldest_search_at'] or 'none'}")
+    if row["reindex_started_at"] is None:
+        print("re-index: never run")
+    elif row["reindex_running"]:
+        print(f"re-index: running since {row['reindex_started_at']}, {row['reindex_rows_done']} of about "
+              f"{row['search_documents_estimate']} documents ({row['reindex_percent']}%)")
+    else:
+        print(f"re-index: finished {row['reindex_finished_at']} ({row['reindex_rows_done']} documents)")
+    return EXIT_OK
+
+
 # -- demo ----------------------------------------------------------------------
 
 
@@ -331,27 +398,59 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def add_mcp(sub: Subparsers) -> None:
-    p = sub.add_parser("mcp", help="serve the search_history tool over MCP (stdio) for one run",
-                       description="Serve the search_history tool over MCP on stdin/stdout, bound to one run "
-                                   "(the host starts one server per agent turn, after begin_run; the model "
-                                   "never chooses the run). Needs the 'mcp' extra: "
+    p = sub.add_parser("mcp", help="serve the search_history tool over MCP: streamable HTTP (many runs) or stdio "
+                                   "(one run)",
+                       description="Serve the search_history tool over MCP. With --http HOST:PORT: one long-lived "
+                                   "server over streamable HTTP for many agent turns at once; each request names "
+                                   "its run with 'Authorization: Bearer <run token>', set by the host. Without "
+                                   "--http: stdio, bound to one run (--run), for hosts that start a server per "
+                                   "turn. The model never chooses the run. Needs the 'mcp' extra: "
                                    "pip install 'history-search[mcp]'. A history_searcher login is enough.")
     _add_dsn(p)
-    p.add_argument("--run", type=_uuid("run token"), default=os.environ.get(RUN_ENV),
-                   help=f"run token (uuid) from begin-run (default: ${RUN_ENV})")
+    p.add_argument("--http", metavar="HOST:PORT",
+                   help="serve streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1; port 0 "
+                        "picks a free one). Plain HTTP: put TLS in front of anything but loopback")
+    p.add_argument("--run", type=_uuid("run token"), default=None,
+                   help=f"stdio only: the run token (uuid) from begin-run (default: ${RUN_ENV})")
+    p.add_argument("--strict", action="store_true",
+                   help="publish the strict input schema (every argument required, the optional ones nullable)")
+    p.add_argument("--pool-size", type=_positive, default=10,
+                   help="HTTP only: most database connections at once (default: 10)")
     p.set_defaults(func=run_mcp)
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    from .mcp_server import McpUnavailable, serve
+    from .mcp_server import McpUnavailable, RunRefused, is_loopback, parse_listen, print_listening, serve, serve_http
 
     dsn = _require_dsn(args)
-    if args.run is None:
-        raise CliError(f"no run given: pass --run TOKEN or set {RUN_ENV}")
     try:
-        serve(dsn, args.run)
+        if args.http is not None:
+            if args.run is not None:
+                raise CliError("--run is for stdio; over HTTP each request names its run with "
+                               "Authorization: Bearer <run token>")
+            try:
+                host, port = parse_listen(args.http)
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
+            if not is_loopback(host):
+                print(f"history-search mcp: warning: listening on {host}, not loopback, over plain HTTP: "
+                      "run tokens cross the network in clear unless TLS is in front (see the README)",
+                      file=sys.stderr, flush=True)
+            serve_http(dsn, host, port, pool_size=args.pool_size, strict=args.strict, on_listening=print_listening)
+            return EXIT_OK
+        run = args.run
+        if run is None and os.environ.get(RUN_ENV):
+            try:
+                run = _uuid(f"${RUN_ENV}")(os.environ[RUN_ENV])
+            except argparse.ArgumentTypeError as exc:
+                raise CliError(str(exc)) from None
+        if run is None:
+            raise CliError(f"no run given: pass --run TOKEN or set {RUN_ENV} (or serve many runs: --http HOST:PORT)")
+        serve(dsn, run, strict=args.strict)
     except McpUnavailable as exc:
         raise CliError(str(exc)) from None
+    except RunRefused as exc:
+        raise CliError(f"{exc}: begin a new run") from None
     return EXIT_OK
 
 
@@ -460,7 +559,7 @@ def run_eval(args: argparse.Namespace) -> int:
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
-    add_migrate, add_check, add_reindex, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
+    add_migrate, add_check, add_reindex, add_purge, add_status, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
     add_verify_digest, add_bench, add_eval,
 ]
 

@@ -126,6 +126,9 @@ QUERIES: dict[str, str] = {
     # Append a deletion event.
     "delete_message": """
         SELECT history.delete_message(p_message_id => %(message_id)s::text, p_at => %(at)s::timestamptz)""",
+    # Erase every text an account wrote; its messages stay as deleted placeholders.
+    "erase_account": """
+        SELECT history.erase_account(p_account_id => %(account_id)s::text, p_at => %(at)s::timestamptz) AS erased""",
     # Record a verified proof that two accounts are one person.
     "link_identity": """
         SELECT history.link_identity(
@@ -144,6 +147,8 @@ QUERIES: dict[str, str] = {
     # End a run without a reply.
     "end_run": """
         SELECT history.end_run(p_run => %(run)s::uuid)""",
+    "run_status": """
+        SELECT history.run_status(p_run => %(run)s::uuid) AS status""",
     # The run's evidence that would no longer pass, with the reason.
     "check_delivery": """
         SELECT d.message_id, d.reason FROM history.check_delivery(p_run => %(run)s::uuid) AS d""",
@@ -373,8 +378,16 @@ def _decode_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(rows)
 
 
+def _decode_erased(row: dict[str, Any]) -> int:
+    return int(row["erased"])
+
+
 def _decode_matches(row: dict[str, Any]) -> bool:
     return bool(row["matches"])
+
+
+def _decode_status(row: dict[str, Any]) -> str:
+    return str(row["status"])
 
 
 def _decode_problems(rows: list[dict[str, Any]]) -> list[DeliveryProblem]:
@@ -434,6 +447,11 @@ class _Ops:
         return _op("delete_message", message_id=_text("message_id", message_id), at=_time("at", at))
 
     @staticmethod
+    def erase_account(account_id: Any, at: Any) -> _Op[int]:
+        return _op("erase_account", "one", _decode_erased, account_id=_text("account_id", account_id),
+                   at=_time("at", at))
+
+    @staticmethod
     def link_identity(proof_id: Any, account_a: Any, account_b: Any, verified_at: Any) -> _Op[None]:
         return _op("link_identity", proof_id=_text("proof_id", proof_id),
                    account_a=_text("account_a", account_a), account_b=_text("account_b", account_b),
@@ -457,6 +475,10 @@ class _Ops:
     @staticmethod
     def end_run(run: Any) -> _Op[None]:
         return _op("end_run", run=_run_token(run))
+
+    @staticmethod
+    def run_status(run: Any) -> _Op[str]:
+        return _op("run_status", "one", _decode_status, run=_run_token(run))
 
     @staticmethod
     def check_delivery(run: Any) -> _Op[list[DeliveryProblem]]:
@@ -619,6 +641,14 @@ class Runtime(_SyncBase):
     def delete_message(self, message_id: str, at: datetime) -> None:
         self._call(_Ops.delete_message(message_id, at))
 
+    def erase_account(self, account_id: str, at: datetime) -> int:
+        """Erase every text the account wrote (bodies, search documents, display name).
+
+        Its messages stay as deleted placeholders (ids, order and lineage hold).
+        Idempotent; returns how many messages lost text in this call.
+        """
+        return self._call(_Ops.erase_account(account_id, at))
+
     def link_identity(self, proof_id: str, account_a: str, account_b: str, verified_at: datetime) -> None:
         """Record a verified proof that two accounts belong to one person."""
         self._call(_Ops.link_identity(proof_id, account_a, account_b, verified_at))
@@ -681,6 +711,9 @@ class AsyncRuntime(_AsyncBase):
     async def delete_message(self, message_id: str, at: datetime) -> None:
         await self._call(_Ops.delete_message(message_id, at))
 
+    async def erase_account(self, account_id: str, at: datetime) -> int:
+        return await self._call(_Ops.erase_account(account_id, at))
+
     async def link_identity(self, proof_id: str, account_a: str, account_b: str, verified_at: datetime) -> None:
         await self._call(_Ops.link_identity(proof_id, account_a, account_b, verified_at))
 
@@ -735,6 +768,10 @@ class Search(_SyncBase):
                before: datetime | None = None, limit: int | None = 8) -> SearchResult:
         return self._call(_search_op(self._run, query, speaker, after, before, limit))
 
+    def status(self) -> str:
+        """``'open'`` or ``'ended'`` (:class:`UnknownRun` for a token no run has): no search, no audit."""
+        return self._call(_Ops.run_status(self._run))
+
     def __repr__(self) -> str:
         return f"Search(run={self._run})"
 
@@ -753,6 +790,10 @@ class AsyncSearch(_AsyncBase):
     async def search(self, query: str, speaker: str | None = "anyone", after: datetime | None = None,
                      before: datetime | None = None, limit: int | None = 8) -> SearchResult:
         return await self._call(_search_op(self._run, query, speaker, after, before, limit))
+
+    async def status(self) -> str:
+        """``'open'`` or ``'ended'`` (:class:`UnknownRun` for a token no run has): no search, no audit."""
+        return await self._call(_Ops.run_status(self._run))
 
     def __repr__(self) -> str:
         return f"AsyncSearch(run={self._run})"

@@ -291,6 +291,24 @@ class ThrowawayCluster:
                 shutil.rmtree(self.base_dir, ignore_errors=True)
                 self.base_dir = None
 
+    def crash(self) -> None:
+        """Stop the server the way a crash would (``pg_ctl stop -m immediate``): no
+        checkpoint, no flush of what the WAL buffers still hold. The files stay."""
+        proc = self._run(self.tool("pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "immediate", "-w", "-t", "30",
+                         timeout=40)
+        if proc.returncode != 0:
+            raise ClusterError(f"pg_ctl stop -m immediate failed:\n{proc.stdout}{proc.stderr}")
+        self._running = False
+
+    def restart(self) -> "ThrowawayCluster":
+        """Start the stopped server again on its files and port (crash recovery runs first)."""
+        proc = self._run(self.tool("pg_ctl"), "start", "-D", str(self.data_dir), "-l", str(self.log_file),
+                         "-w", "-t", str(self.start_timeout), timeout=self.start_timeout + 10)
+        if proc.returncode != 0:
+            raise ClusterError(f"pg_ctl start failed:\n{proc.stdout}{proc.stderr}\n{self._log_tail()}")
+        self._running = True
+        return self
+
     @staticmethod
     def _kill(pid: int) -> None:
         try:

@@ -37,12 +37,14 @@ from .migrations import (
 __all__ = ["DEFINER_FUNCTIONS", "GRANTS", "Health", "check_database"]
 
 _RUNTIME_FUNCTIONS = (
-    "add_member", "begin_run", "check_delivery", "delete_message", "edit_message", "end_run", "link_identity",
+    "add_member", "begin_run", "check_delivery", "delete_message", "edit_message", "end_run", "erase_account",
+    "link_identity",
     "post_message", "record_reply", "remove_member", "revoke_proof", "upsert_account", "upsert_conversation",
 )
 
 #: The functions that run as their owner (the SQL surface behind the search procedure).
-DEFINER_FUNCTIONS = frozenset((*_RUNTIME_FUNCTIONS, "_search_history", "verify_query_digest"))
+DEFINER_FUNCTIONS = frozenset((*_RUNTIME_FUNCTIONS, "_search_history", "_search_reveal", "run_status",
+                               "verify_query_digest"))
 
 #: (object, privilege, grantee) for each privilege the release grants in schema history to a role other
 #: than its owner. Objects are ``schema``, ``function NAME`` (any signature) or ``relation NAME``.
@@ -50,9 +52,12 @@ GRANTS = frozenset(
     [("schema", "USAGE", role) for role in ROLES if role != "history_owner"]
     + [(f"function {name}", "EXECUTE", "history_runtime") for name in _RUNTIME_FUNCTIONS]
     + [(f"function {name}", "EXECUTE", role)
-       for name in ("_search_history", "search_history") for role in ("history_runtime", "history_searcher")]
+       for name in ("_search_history", "_search_reveal", "search_history", "run_status")
+       for role in ("history_runtime", "history_searcher")]
     + [("function verify_query_digest", "EXECUTE", "history_digest_verifier")]
-    + [(f"relation {view}", "SELECT", "history_auditor") for view in ("search_audit", "search_audit_messages")]
+    + [(f"relation {view}", "SELECT", "history_auditor") for view in ("search_audit", "search_audit_messages", "status")]
+    # history.status shows the release: a function a view calls is checked against its reader.
+    + [("function schema_release", "EXECUTE", "history_auditor")]
 )
 
 #: The settings every definer function pins (results never depend on the caller's session).

@@ -23,6 +23,17 @@ all come back as ``{"error": "<what is wrong>", "code": "..."}``, which the
 runtime hands back to the model as the tool result so it can correct itself.
 Only infrastructure failures (:class:`~history_search.errors.DatabaseError`:
 connection lost, serialization failure) propagate, for the runtime to handle.
+:func:`run_tool` / :func:`arun_tool` are the same call raising
+:class:`ToolCallError` instead of returning the error dict, for the framework
+adapters (:mod:`history_search.adapters`) that turn it into the framework's
+own "tell the model" error. Error messages never carry the run token: an ended
+or unknown run is "the run has ended" / "the run is unknown".
+
+Metadata: :data:`TOOL_ANNOTATIONS` (MCP ``annotations``: the tool is not
+read-only — each call writes an audit record and spends the turn's evidence
+budget — but it never changes or deletes anything that exists, and it only
+reads the deployment's own history) and :func:`output_schema` (the JSON Schema
+of a successful result, MCP ``outputSchema``).
 
 Leniency, written down: a JSON ``null`` for an optional argument means "not
 given" (several function-calling modes send ``null`` for every optional
@@ -41,20 +52,26 @@ from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from .client import AsyncSearch, Search
-from .errors import DatabaseError, HistorySearchError
+from .errors import DatabaseError, HistorySearchError, UnknownRun
 from .models import SearchResult
 
 __all__ = [
+    "TOOL_ANNOTATIONS",
     "TOOL_DESCRIPTION",
     "TOOL_NAME",
+    "TOOL_TITLE",
     "ToolArgumentError",
+    "ToolCallError",
     "anthropic_tool",
     "acall_tool",
+    "arun_tool",
     "call_tool",
     "mcp_tool",
     "openai_responses_tool",
     "openai_tool",
+    "output_schema",
     "parse_arguments",
+    "run_tool",
     "tool_schema",
 ]
 
@@ -66,9 +83,25 @@ TOOL_DESCRIPTION = (
     "only messages everyone you are replying to may see are returned. Each turn has a limited "
     "budget of returned messages: search specifically."
 )
+TOOL_TITLE = "Search conversation history"
+
+#: MCP tool annotations, said honestly: a search is not read-only (it writes an
+#: audit record and spends the turn's evidence budget), but it destroys nothing,
+#: a repeat is not a no-op (another audit record), and it reads only this
+#: deployment's own history (a closed world).
+TOOL_ANNOTATIONS: dict[str, Any] = {
+    "title": TOOL_TITLE,
+    "readOnlyHint": False,
+    "destructiveHint": False,
+    "idempotentHint": False,
+    "openWorldHint": False,
+}
 
 SPEAKERS = ("anyone", "requester", "you")
 LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 20, 8
+#: The default of ``history.search_settings.max_query_chars``: a longer query is HS001 on the server,
+#: so the schema says so and the tool refuses it before a round trip (tests/test_tool.py pins the two).
+QUERY_MAX_CHARS = 4000
 
 _PROPERTIES = ("query", "speaker", "after", "before", "limit")
 
@@ -83,6 +116,7 @@ def tool_schema(strict: bool = False) -> dict[str, Any]:
     properties: dict[str, dict[str, Any]] = {
         "query": {
             "type": "string",
+            "maxLength": QUERY_MAX_CHARS,
             "description": "Words to look for; any of them may match. Plain words, no operators.",
         },
         "speaker": {
@@ -113,11 +147,13 @@ def tool_schema(strict: bool = False) -> dict[str, Any]:
     }
     if not strict:
         return {"type": "object", "properties": properties, "required": ["query"], "additionalProperties": False}
+    # Strict mode makes every property required, so the model must send each
+    # one: say first that null is the usual answer, or it invents a date range.
     not_given = {
-        "speaker": "null means anyone",
-        "after": "null means no lower bound",
-        "before": "null means no upper bound",
-        "limit": f"null means {LIMIT_DEFAULT}",
+        "speaker": "Usually null (anyone).",
+        "after": "Usually null: set it only when the user asked about a specific time; never guess one.",
+        "before": "Usually null: set it only when the user asked about a specific time; never guess one.",
+        "limit": f"Usually null ({LIMIT_DEFAULT}).",
     }
     for name, note in not_given.items():
         prop = properties[name]
@@ -125,7 +161,7 @@ def tool_schema(strict: bool = False) -> dict[str, Any]:
         prop["type"] = [prop["type"], "null"]
         if "enum" in prop:
             prop["enum"] = [*prop["enum"], None]
-        prop["description"] = f"{prop['description']} ({note})"
+        prop["description"] = f"{note} {prop['description']}"
     return {"type": "object", "properties": properties, "required": list(_PROPERTIES),
             "additionalProperties": False}
 
@@ -152,9 +188,55 @@ def anthropic_tool(strict: bool = False) -> dict[str, Any]:
 
 
 def mcp_tool(strict: bool = False) -> dict[str, Any]:
-    """The tool as an MCP ``Tool`` (``tools/list`` wire shape: ``inputSchema``)."""
-    return {"name": TOOL_NAME, "title": "Search conversation history", "description": TOOL_DESCRIPTION,
-            "inputSchema": tool_schema(strict)}
+    """The tool as an MCP ``Tool`` (``tools/list`` wire shape): ``inputSchema`` (strict or not),
+    ``outputSchema`` (:func:`output_schema`) and ``annotations`` (:data:`TOOL_ANNOTATIONS`)."""
+    return {"name": TOOL_NAME, "title": TOOL_TITLE, "description": TOOL_DESCRIPTION,
+            "inputSchema": tool_schema(strict), "outputSchema": output_schema(),
+            "annotations": dict(TOOL_ANNOTATIONS)}
+
+
+def output_schema() -> dict[str, Any]:
+    """The JSON Schema of a successful result (:meth:`SearchResult.to_dict`), MCP ``outputSchema``.
+
+    Objects allow more properties than listed: the result types may grow fields
+    (the result types are public: fields and ``reasons`` keys may be added, never renamed).
+    """
+    role = {"type": "string", "enum": ["requester", "you", "other"]}
+    message = {
+        "message_id": {"type": "string"},
+        "conversation_id": {"type": "string"},
+        "sent_at": {"type": "string", "format": "date-time"},
+        "speaker_id": {"type": "string"},
+        "speaker_role": role,
+        "body": {"type": "string"},
+        "body_truncated": {"type": "boolean", "description": "the text was cut to the size limit"},
+    }
+    required = ["message_id", "conversation_id", "sent_at", "speaker_id", "speaker_role", "body"]
+    neighbour = {"type": "object", "properties": message, "required": required}
+    components = ("text", "coverage", "actor", "conversation", "participation", "recency", "total")
+    reasons = {"type": "object",
+               "properties": {**{c: {"type": "number"} for c in components},
+                              "matched_terms": {"type": "array", "items": {"type": "string"}}},
+               "required": [*components, "matched_terms"]}
+    hit = {"type": "object",
+           "properties": {**message, "score": {"type": "number"}, "reasons": reasons,
+                          "before": {"type": "array", "items": neighbour,
+                                     "description": "earlier messages of its conversation, nearest first"},
+                          "after": {"type": "array", "items": neighbour,
+                                    "description": "later messages of its conversation, nearest first"}},
+           "required": [*required, "score", "reasons", "before", "after"]}
+    return {
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "enum": ["ok", "search_budget_exhausted"]},
+            "search_event_id": {"type": "string", "format": "uuid",
+                                "description": "the audit record of this search"},
+            "budget_used": {"type": "integer", "minimum": 0},
+            "budget_remaining": {"type": "integer", "minimum": 0},
+            "hits": {"type": "array", "items": hit, "description": "best first"},
+        },
+        "required": ["status", "search_event_id", "budget_used", "budget_remaining", "hits"],
+    }
 
 
 # --------------------------------------------------------------------------
@@ -272,6 +354,8 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
         if not isinstance(value, str):
             raise ToolArgumentError(f"query must be a string, got {_type_name(value)}")
         _check_text("query", value)
+        if len(value) > QUERY_MAX_CHARS:
+            raise ToolArgumentError(f"query is {len(value)} characters long, over the maximum of {QUERY_MAX_CHARS}")
         return value
 
     def speaker() -> str | None:
@@ -318,20 +402,79 @@ def parse_arguments(raw_arguments: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------
 
 
+class ToolCallError(Exception):
+    """A tool call the model can correct: bad arguments, an ended run, a bad time window.
+
+    ``message`` is safe to show the model (it never carries the run token);
+    ``code`` is ``invalid_arguments`` or the server's ``HS00n``.
+    """
+
+    def __init__(self, message: str, code: str):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": self.message, "code": self.code}
+
+
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": message, "code": code}
 
 
-def _server_error(exc: HistorySearchError) -> dict[str, Any]:
+def _server_error(exc: HistorySearchError, run: Any) -> ToolCallError:
+    """The server's error as the model may see it: nothing model-visible carries the run token."""
+    if isinstance(exc, UnknownRun):
+        ended = "ended" in exc.message
+        return ToolCallError("the run has ended: this turn can search no more" if ended
+                             else "the run is unknown: this turn cannot search", exc.sqlstate or "HS002")
     message = exc.message
     if exc.hint:
         message += f" ({exc.hint})"
-    return _error(message, exc.sqlstate or "HS")
+    token = str(run)
+    if token:
+        message = re.sub(re.escape(token), "the run", message, flags=re.IGNORECASE)
+    return ToolCallError(message, exc.sqlstate or "HS")
 
 
 def result_to_tool(result: SearchResult) -> dict[str, Any]:
     """A search result as the tool's JSON-able result."""
     return result.to_dict()
+
+
+def run_tool(search: Search, raw_arguments: Any) -> dict[str, Any]:
+    """Validate the model's raw arguments, search, and return the result as a JSON-able dict.
+
+    Raises :class:`ToolCallError` for whatever the model got wrong (its message
+    is meant for the model), :class:`~history_search.errors.DatabaseError` for
+    infrastructure failures.
+    """
+    try:
+        kwargs = parse_arguments(raw_arguments)
+    except ToolArgumentError as exc:
+        raise ToolCallError(str(exc), "invalid_arguments") from None
+    try:
+        result = search.search(**kwargs)
+    except DatabaseError:
+        raise
+    except HistorySearchError as exc:
+        raise _server_error(exc, search.run) from None
+    return result_to_tool(result)
+
+
+async def arun_tool(search: AsyncSearch, raw_arguments: Any) -> dict[str, Any]:
+    """:func:`run_tool` for an :class:`AsyncSearch`."""
+    try:
+        kwargs = parse_arguments(raw_arguments)
+    except ToolArgumentError as exc:
+        raise ToolCallError(str(exc), "invalid_arguments") from None
+    try:
+        result = await search.search(**kwargs)
+    except DatabaseError:
+        raise
+    except HistorySearchError as exc:
+        raise _server_error(exc, search.run) from None
+    return result_to_tool(result)
 
 
 def call_tool(search: Search, raw_arguments: Any) -> dict[str, Any]:
@@ -342,28 +485,14 @@ def call_tool(search: Search, raw_arguments: Any) -> dict[str, Any]:
     ``{"error": message, "code": "invalid_arguments" | "HS00n"}``.
     """
     try:
-        kwargs = parse_arguments(raw_arguments)
-    except ToolArgumentError as exc:
-        return _error(str(exc), "invalid_arguments")
-    try:
-        result = search.search(**kwargs)
-    except DatabaseError:
-        raise
-    except HistorySearchError as exc:
-        return _server_error(exc)
-    return result_to_tool(result)
+        return run_tool(search, raw_arguments)
+    except ToolCallError as exc:
+        return exc.to_dict()
 
 
 async def acall_tool(search: AsyncSearch, raw_arguments: Any) -> dict[str, Any]:
     """:func:`call_tool` for an :class:`AsyncSearch`."""
     try:
-        kwargs = parse_arguments(raw_arguments)
-    except ToolArgumentError as exc:
-        return _error(str(exc), "invalid_arguments")
-    try:
-        result = await search.search(**kwargs)
-    except DatabaseError:
-        raise
-    except HistorySearchError as exc:
-        return _server_error(exc)
-    return result_to_tool(result)
+        return await arun_tool(search, raw_arguments)
+    except ToolCallError as exc:
+        return exc.to_dict()

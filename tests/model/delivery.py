@@ -3,6 +3,8 @@ run's evidence before the agent's reply goes out."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from . import eligibility
 from .world import Message, Run, World
 
@@ -31,11 +33,16 @@ def relied_proofs(world: World, run: Run, m: Message) -> set[str]:
     return proofs
 
 
-def delivery_audience(world: World, run: Run) -> frozenset[str]:
-    """An explicit audience as given; a default one recomputed from the open memberships now."""
+def delivery_audience(world: World, run: Run, sent_at: datetime | None = None) -> frozenset[str]:
+    """An explicit audience as given; a default one recomputed from the memberships open now (a
+    since ahead of the clock counts) and, for a reply, those that cover its ``sent_at``."""
     if run.explicit_audience is not None:
         return frozenset(run.explicit_audience)
-    return world.default_audience(run.agent_id, run.conversation_id)
+    audience = world.default_audience(run.agent_id, run.conversation_id)
+    if sent_at is not None:
+        audience |= {acc for acc in world.parties(run.conversation_id)
+                     if acc != run.agent_id and world.was_member(acc, run.conversation_id, sent_at)}
+    return audience
 
 
 def first_problem(world: World, run: Run, audience: frozenset[str], m: Message) -> str | None:
@@ -58,11 +65,12 @@ class DeliveryError(Exception):
         self.sqlstate = sqlstate
 
 
-def check_delivery(world: World, run: Run) -> list[tuple[str, str]]:
-    """(message id, reason) for every evidence message that no longer passes, by message id."""
+def check_delivery(world: World, run: Run, sent_at: datetime | None = None) -> list[tuple[str, str]]:
+    """(message id, reason) for every evidence message that no longer passes, by message id;
+    ``sent_at``: the reply's time (record_reply's check), None for check_delivery."""
     if run.ended:
         raise DeliveryError("HS002")
-    audience = delivery_audience(world, run)
+    audience = delivery_audience(world, run, sent_at)
     problems = []
     for mid in sorted(run.evidence):
         reason = first_problem(world, run, audience, world.messages[mid])

@@ -63,6 +63,12 @@ class Delete(NamedTuple):
     at: int
 
 
+class Erase(NamedTuple):
+    """erase_account: every text of the account goes; its live messages count as deleted."""
+    account_id: str
+    at: int
+
+
 class Link(NamedTuple):
     proof_id: str
     account_a: str
@@ -111,9 +117,9 @@ class End(NamedTuple):
     run: str
 
 
-WorldOp = Union[Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Link, Revoke]
+WorldOp = Union[Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke]
 Op = Union[WorldOp, Begin, Search, Check, Reply, End]
-WORLD_OPS = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Link, Revoke)
+WORLD_OPS = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke)
 
 
 def apply(world: World, op: Op) -> None:
@@ -137,6 +143,14 @@ def apply(world: World, op: Op) -> None:
         world.messages[op.message_id].bodies.append(op.body)
     elif isinstance(op, Delete):
         world.messages[op.message_id].bodies.append(None)
+    elif isinstance(op, Erase):
+        # The messages stay (ids, order, lineage) as deletions; their texts are gone.
+        for m in world.messages.values():
+            if m.author_id == op.account_id:
+                was_alive = m.alive
+                m.bodies[:] = [None] * len(m.bodies)
+                if was_alive:
+                    m.bodies.append(None)  # the deleted event erasure appends
     elif isinstance(op, Link):
         world.proofs[op.proof_id] = Proof(op.proof_id, op.account_a, op.account_b)
     elif isinstance(op, Revoke):

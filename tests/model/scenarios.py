@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from hypothesis import strategies as st
 
-from .ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Link, Op, Post, RemoveMember,
+from .ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, Link, Op, Post, RemoveMember,
                   Reply, Revoke, Search, apply)
 from .world import World
 
@@ -50,13 +50,13 @@ def queries(draw):
         return draw(st.sampled_from(["", "   ", "the and", "& | !", "''"]))
     words = draw(st.lists(st.sampled_from(VOCAB + OTHER[:1] + INFLECTED), min_size=1, max_size=4))
     if kind == "long":
-        # past the limits of decisions.md: only the first 32 distinct terms, the first 4000 characters count
+        # past the limits of decisions.md: only the first 32 distinct terms count, over 4000 characters is HS001
         filler = draw(st.sampled_from(["terms", "chars"]))
         head = draw(st.lists(st.sampled_from(VOCAB), max_size=2))
         if filler == "terms":
             pad = [f"w{i}" for i in range(draw(st.integers(28, 34)))]
         else:
-            pad = ["zebra"] * draw(st.integers(660, 670))  # 6 characters each: the 4000th falls among them
+            pad = ["zebra"] * draw(st.integers(660, 670))  # 6 characters each: around the 4000 maximum
         return " ".join(head + pad + words)
     if kind == "operators":
         out = []
@@ -259,7 +259,8 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
     g.search(first)
     for _ in range(draw(st.integers(0, max_steps))):
         choice = draw(st.sampled_from(["search", "search", "search", "begin", "check", "check", "reply", "end",
-                                       "post", "edit", "delete", "link", "revoke", "join", "join", "leave"]))
+                                       "post", "edit", "delete", "link", "revoke", "join", "join", "leave",
+                                       "erase"]))
         if choice == "search" and (g.open_runs or g.closed_runs):
             pool = g.open_runs if g.open_runs and draw(st.integers(0, 7)) else g.open_runs + g.closed_runs
             g.search(draw(st.sampled_from(pool)))
@@ -283,6 +284,8 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
             g.emit(Edit(draw(st.sampled_from(g.live_messages())), draw(bodies()), draw(minutes)))
         elif choice == "delete" and g.live_messages():
             g.emit(Delete(draw(st.sampled_from(g.live_messages())), draw(minutes)))
+        elif choice == "erase" and g.persons:
+            g.emit(Erase(draw(st.sampled_from(g.persons)), draw(minutes)))
         elif choice == "link" and len(g.persons) >= 2:
             g.link()
         elif choice == "revoke" and g.unrevoked():

@@ -95,7 +95,8 @@ class Lexicon:
         return {t for t in texts if self._matches[(query, t)]}
 
     def query_terms(self, query: str) -> list[str]:
-        """The alternatives: distinct whole-token lexemes of the first 4000 characters, first seen first, at most 32."""
+        """The alternatives: distinct whole-token lexemes, first seen first, at most 32 (a longer query than
+        4000 characters is refused before it gets here)."""
         return list(self.conn.execute(
             "SELECT history._query_terms(%s, history._query_languages(), %s)",
             (query[:MAX_QUERY_CHARS], MAX_QUERY_TERMS),
@@ -157,12 +158,21 @@ def shown(world: World, run: Run, m: Message) -> Shown:
     return Shown(m.message_id, m.conversation_id, m.sent_at, m.author_id, speaker_role(world, run, m.author_id), m.body)
 
 
+def visible_to_audience(world: World, run: Run, m: Message) -> bool:
+    """A message the run's audience may see, as ranking signals count them: alive, and passing
+    perspective, audience and lineage (being in the run's context does not hide it)."""
+    return eligibility.first_failed_rule(world, run, m) in (None, "in_context")
+
+
 def signals(world: World, run: Run, m: Message) -> dict[str, int]:
+    """Every signal counts only messages the audience may see: participation is a visible message
+    of the requester (or a linked account) in the hit's conversation, never a hidden or deleted one."""
     requester_accounts = world.linked(run.requester_id)
     return {
         "actor": int(m.author_id in requester_accounts),
         "conversation": int(m.conversation_id == run.conversation_id),
-        "participation": int(world.has_written(requester_accounts, m.conversation_id)),
+        "participation": int(any(o.conversation_id == m.conversation_id and o.author_id in requester_accounts
+                                 and visible_to_audience(world, run, o) for o in world.messages.values())),
     }
 
 
@@ -245,7 +255,8 @@ def search(world: World, run: Run, lexicon: Lexicon, query, speaker="anyone", af
         errors.add("HS002")
     speaker = "anyone" if speaker is None else speaker
     limit = DEFAULT_LIMIT if limit is None else limit
-    if query is None or speaker not in ("anyone", "requester", "you") or limit < 1 \
+    # A query over MAX_QUERY_CHARS characters is refused before anything else.
+    if query is None or len(query) > MAX_QUERY_CHARS or speaker not in ("anyone", "requester", "you") or limit < 1 \
             or (after is not None and before is not None and after > before):
         errors.add("HS001")
     if errors:

@@ -8,7 +8,7 @@ past (PITFALLS.md: "Build test worlds in the past"), so a membership is open
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 
 BUDGET = 400
 
@@ -106,20 +106,29 @@ class World:
         return {acc for (conv, acc), ms in self.memberships.items()
                 if conv == conversation_id and any(m.until is None for m in ms)}
 
-    def default_audience(self, run_agent: str, conversation_id: str) -> frozenset[str]:
-        """The default audience: members of the destination whose membership is open now, the agent excepted."""
-        return frozenset(self.open_members(conversation_id) - {run_agent})
+    def default_audience(self, run_agent: str, conversation_id: str, at: datetime | None = None) -> frozenset[str]:
+        """The default audience: members of the destination whose membership is open at ``at`` (now
+        when None), the agent excepted. Open means not ended by then: a since still ahead of ``at``
+        (a join recorded by a clock running ahead) counts as open."""
+        t = datetime.now(timezone.utc) if at is None else at
+        return frozenset({acc for (conv, acc), ms in self.memberships.items()
+                          if conv == conversation_id and any(m.until is None or m.until > t for m in ms)}
+                         - {run_agent})
 
     # --- identity links ----------------------------------------------------
 
     def linked(self, account_id: str) -> set[str]:
-        """The account and every account reachable from it through unrevoked proofs."""
+        """The account and every account reachable from it through unrevoked proofs.
+
+        Links join person accounts only: a proof with an agent at either end
+        (link_identity refuses one; an earlier release accepted it) joins nothing.
+        """
         seen = {account_id}
         todo = [account_id]
         while todo:
             current = todo.pop()
             for p in self.proofs.values():
-                if p.revoked:
+                if p.revoked or "agent" in (self.accounts.get(p.account_a), self.accounts.get(p.account_b)):
                     continue
                 for a, b in ((p.account_a, p.account_b), (p.account_b, p.account_a)):
                     if a == current and b not in seen:
