@@ -364,7 +364,7 @@ def test_check_passes_a_fresh_install(db_dsn):
     ("GRANT SELECT ON history.messages TO history_searcher",
      "history_searcher holds SELECT on relation messages"),
     ("ALTER FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],"
-     " bigint, bigint[], bigint[], history.search_settings, timestamptz) SECURITY DEFINER",
+     " bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange, tsquery) SECURITY DEFINER",
      "function history._score("),
     ("ALTER ROLE history_searcher LOGIN", "role history_searcher can log in"),
     ("ALTER TABLE history.messages OWNER TO postgres", "table history.messages is owned by postgres"),

@@ -1,7 +1,9 @@
 -- Deploy history-search:_search_history to pg
 -- The function lives in db/functions/_search_history.sql.
 -- Reworked after 0.1.0: an over-long query is refused first; signals and query
--- languages come from what the run may see; the hits wait for _search_reveal.
+-- languages come from what the run may see; the hits wait for _search_reveal;
+-- the period the query names and its time words go to _score, and reasons and
+-- the audit carry the session, period and tells_time components.
 BEGIN;
 SET LOCAL ROLE history_owner;
 

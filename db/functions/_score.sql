@@ -30,6 +30,18 @@
 --   recency       = recency_weight · 0.5 ^ (age / recency_half_life)
 --   named_speaker = named_speaker_weight when the author is one of p_named_authors:
 --                   people of the run (audience, requester, agent) the query names
+--   session       = session_weight · the best bm25(d') / the best bm25 of the candidates,
+--                   over the other candidates d' of d's conversation sent at most
+--                   session_gap before or after d (0 when there is none): a turn is
+--                   rarely self-contained, and the question's other words are often
+--                   in the turns around the answer. Only candidates count, so only
+--                   messages the audience may see.
+--   period        = period_weight when d was sent in p_period, the time the query names
+--                   (history._query_period: "in May 2023", "last month"), halving every
+--                   period_half_life before or after it; 0 when the query names none.
+--   tells_time    = tells_time_weight when the query asks when and d matches p_tells_time,
+--                   the time words (history._query_asks_when: yesterday, last week, ago,
+--                   a weekday, ...); most answers to "when" are said that way.
 --   total         = their sum (search_history orders by it, then sent_at
 --                   descending, then message id).
 --
@@ -49,9 +61,12 @@ CREATE OR REPLACE FUNCTION history._score(
     p_participated       bigint[],
     p_named_authors      bigint[],
     p_settings           history.search_settings,
-    p_now                timestamptz)
+    p_now                timestamptz,
+    p_period             tstzrange,
+    p_tells_time         tsquery)
 RETURNS TABLE (message_key bigint, text_score float8, coverage float8, actor float8, conversation float8,
-               participation float8, recency float8, named_speaker float8, total float8)
+               participation float8, recency float8, named_speaker float8, session float8, period float8,
+               tells_time float8, total float8)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
@@ -102,7 +117,8 @@ BEGIN
          CROSS JOIN corpus k
          GROUP BY o.message_key
     ), component AS (
-        SELECT c.message_key,
+        SELECT c.message_key, c.conversation_key, c.sent_at,
+               coalesce(m.bm25 / nullif(max(m.bm25) OVER (), 0), 0) AS relative_bm25,
                p_settings.text_weight * coalesce(m.bm25 / nullif(max(m.bm25) OVER (), 0), 0) AS text_score,
                p_settings.coverage_weight
                  * coalesce(m.rarity_matched / nullif((SELECT sum(r.idf) FROM rarity r), 0), 0) AS coverage,
@@ -113,19 +129,34 @@ BEGIN
                p_settings.recency_weight * power(0.5::float8, least(1000.0::float8, greatest(0.0::float8,
                    extract(epoch FROM (p_now - c.sent_at))::float8
                    / extract(epoch FROM p_settings.recency_half_life)::float8))) AS recency,
-               p_settings.named_speaker_weight * (c.author_key = ANY (p_named_authors))::int AS named_speaker
+               p_settings.named_speaker_weight * (c.author_key = ANY (p_named_authors))::int AS named_speaker,
+               CASE WHEN p_period IS NULL THEN 0::float8
+                    ELSE p_settings.period_weight * power(0.5::float8, least(1000.0::float8,
+                        extract(epoch FROM greatest(lower(p_period) - c.sent_at, c.sent_at - upper(p_period), interval '0'))::float8
+                        / extract(epoch FROM p_settings.period_half_life)::float8)) END AS period,
+               CASE WHEN c.document @@ p_tells_time THEN p_settings.tells_time_weight ELSE 0::float8 END AS tells_time
           FROM candidate c
           LEFT JOIN matched m ON m.message_key = c.message_key
+    ), sessioned AS (
+        SELECT c.*,
+               p_settings.session_weight * coalesce(max(c.relative_bm25) OVER (
+                   PARTITION BY c.conversation_key ORDER BY c.sent_at
+                   RANGE BETWEEN p_settings.session_gap PRECEDING AND p_settings.session_gap FOLLOWING
+                   EXCLUDE CURRENT ROW), 0) AS session
+          FROM component c
     )
     SELECT c.message_key, c.text_score, c.coverage, c.actor, c.conversation, c.participation, c.recency,
-           c.named_speaker,
+           c.named_speaker, c.session, c.period, c.tells_time,
            c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency + c.named_speaker
-      FROM component c;
+           + c.session + c.period + c.tells_time
+      FROM sessioned c;
 END
 $function$;
 
 COMMENT ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                   bigint, bigint[], bigint[], history.search_settings, timestamptz) IS
-    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, signals)';
+                                   bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange,
+                                   tsquery) IS
+    'Internal: the ranking components of one search''s eligible candidates (BM25 text, rarity coverage, session, period, tells_time, signals)';
 REVOKE ALL ON FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
-                                      bigint, bigint[], bigint[], history.search_settings, timestamptz) FROM PUBLIC;
+                                      bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange,
+                                      tsquery) FROM PUBLIC;

@@ -281,7 +281,7 @@ BEGIN
             -- history._score ranks the eligible candidates as one set: its
             -- rarity and length statistics come from them alone.
             SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-                   s.named_speaker, s.total
+                   s.named_speaker, s.session, s.period, s.tells_time, s.total
               FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
                            array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
                            array_agg(e.sent_at) AS sent_at
@@ -289,7 +289,9 @@ BEGIN
              CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
                                                v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
                                                (SELECT p.conversation_keys FROM participated p),
-                                               v_named_authors, v_settings, now()) s
+                                               v_named_authors, v_settings, now(),
+                                               history._query_period(p_query, now()),
+                                               history._query_asks_when(p_query, v_languages)) s
               JOIN candidates c ON c.message_key = s.message_key
              ORDER BY s.total DESC, c.sent_at DESC, c.message_id
              LIMIT v_limit
@@ -303,7 +305,7 @@ BEGIN
                                               t.participation, t.recency, t.total,
                                               ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
                                                      WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord),
-                                              t.named_speaker
+                                              t.named_speaker, t.session, t.period, t.tells_time
                                           )::history._ranked_candidate
                                       ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
                   FROM top t)
@@ -442,7 +444,8 @@ BEGIN
            coalesce((SELECT jsonb_agg(jsonb_build_object(
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
-                        'recency', r.recency, 'named_speaker', r.named_speaker, 'total', r.total) ORDER BY a.o)
+                        'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
+                        'period', r.period, 'tells_time', r.tells_time, 'total', r.total) ORDER BY a.o)
                        FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
                        JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
            coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
@@ -489,7 +492,8 @@ BEGIN
                h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role, h.body, r.total,
                jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
                                   'conversation', r.conversation, 'participation', r.participation,
-                                  'recency', r.recency, 'named_speaker', r.named_speaker, 'total', r.total,
+                                  'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
+                                  'period', r.period, 'tells_time', r.tells_time, 'total', r.total,
                                   -- positions in v_terms: the stored hits hold no query word
                                   'matched_terms', to_jsonb(ARRAY(SELECT array_position(v_terms, t)
                                                                     FROM unnest(r.matched_terms) t))),

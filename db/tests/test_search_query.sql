@@ -189,13 +189,16 @@ SELECT is(pg_temp.s('rank', 'q', 'kiwi mango papaya'), ARRAY['q-rank3', 'q-rank2
 SELECT ok((SELECT (x[1]).score > (x[2]).score AND (x[2]).score > (x[3]).score FROM (SELECT (pg_temp.r('rank')).hits AS x) y),
           'ranking: scores strictly decrease with fewer matched alternatives');
 SELECT is((SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(((pg_temp.r('rank')).hits[1]).reasons) k),
-          ARRAY['actor', 'conversation', 'coverage', 'matched_terms', 'named_speaker', 'participation', 'recency', 'text', 'total'],
-          'reasons has exactly text, coverage, actor, conversation, participation, recency, named_speaker, total, matched_terms');
+          ARRAY['actor', 'conversation', 'coverage', 'matched_terms', 'named_speaker', 'participation', 'period', 'recency', 'session',
+                'tells_time', 'text', 'total'],
+          'reasons has exactly text, coverage, actor, conversation, participation, recency, named_speaker, session, period, tells_time, total, matched_terms');
 SELECT ok((SELECT bool_and((h.reasons->>'total')::float8 = h.score) FROM unnest((pg_temp.r('rank')).hits) h),
           'reasons.total equals the hit''s score');
 SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'coverage')::float8 + (h.reasons->>'actor')::float8
                                + (h.reasons->>'conversation')::float8 + (h.reasons->>'participation')::float8
-                               + (h.reasons->>'recency')::float8 + (h.reasons->>'named_speaker')::float8 - h.score) < 1e-9)
+                               + (h.reasons->>'recency')::float8 + (h.reasons->>'named_speaker')::float8
+                               + (h.reasons->>'session')::float8 + (h.reasons->>'period')::float8
+                               + (h.reasons->>'tells_time')::float8 - h.score) < 1e-9)
              FROM unnest((pg_temp.r('rank')).hits) h),
           'the score is the sum of the components');
 SELECT ok((((pg_temp.r('rank')).hits[1]).reasons->>'text')::float8 = (SELECT text_weight FROM history.search_settings)
@@ -209,13 +212,14 @@ SELECT ok(((pg_temp.r('rank')).hits[1]).reasons->>'coverage' > ((pg_temp.r('rank
           AND (((pg_temp.r('rank')).hits[1]).reasons->>'coverage')::float8 > (((pg_temp.r('rank')).hits[3]).reasons->>'coverage')::float8,
           'coverage is larger for the message matching more alternatives');
 
-UPDATE history.search_settings SET recency_weight = 0;
+-- (session_weight 0 too: tie-a and tie-b are each other's session, tie-old is alone)
+UPDATE history.search_settings SET recency_weight = 0, session_weight = 0;
 SELECT is(pg_temp.s('ties', 'q', 'tangerine'), ARRAY['tie-a', 'tie-b', 'tie-old'],
           'ties break by sent_at descending, then message id');
 SELECT is((SELECT count(DISTINCT h.score)::int FROM unnest((pg_temp.r('ties')).hits) h), 1, 'the tied hits do have equal scores');
 SELECT is(pg_temp.s('ties1', 'q', 'tangerine', 'anyone', NULL, NULL, 1), ARRAY['tie-a'],
           'the tie-break also decides which hits make the limit');
-UPDATE history.search_settings SET recency_weight = 0.5;
+UPDATE history.search_settings SET recency_weight = 0.5, session_weight = DEFAULT;
 
 -- ------------------------------------------------------------------ text comes from canonical events
 SELECT lives_ok($$SELECT history.edit_message('q-banana', 'banana bread', '2026-02-03 00:00+00')$$, 'edit a message');

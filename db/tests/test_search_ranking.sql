@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(38);
+SELECT plan(58);
 
 DO $world$
 BEGIN
@@ -99,7 +99,9 @@ UPDATE history.search_settings SET derived_term_weight = DEFAULT;
 SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'coverage')::float8
                                + (h.reasons->>'actor')::float8 + (h.reasons->>'conversation')::float8
                                + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
-                               + (h.reasons->>'named_speaker')::float8 - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
+                               + (h.reasons->>'named_speaker')::float8 + (h.reasons->>'session')::float8
+                               + (h.reasons->>'period')::float8 + (h.reasons->>'tells_time')::float8
+                               - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
              FROM results r, unnest((r.r).hits) h),
           'every hit''s components add up to its total, which is its score');
 
@@ -185,6 +187,87 @@ SELECT is(pg_temp.chat('twins', 'violin lesson'), ARRAY['k-twin-new', 'k-twin-ol
           'between equal matches the newer ranks first');
 SELECT ok((pg_temp.hit('twins', 'k-twin-new')).score > (pg_temp.hit('twins', 'k-twin-old')).score,
           'and by score (recency breaks the near-tie), not only by the tie rule');
+
+-- ------------------------------------------------------------------ session: the matches around a match
+DO $session$
+BEGIN
+    -- a strong match, a weak one five minutes later (its session), the same weak one ten days later alone
+    PERFORM history.post_message('k-kayak-strong', 'k-chat', 'k-mel', 'kayak harbour tour, kayak harbour again', '2026-04-10 12:00+00');
+    PERFORM history.post_message('k-kayak-near', 'k-chat', 'k-car', 'kayak', '2026-04-10 12:05+00');
+    PERFORM history.post_message('k-kayak-far', 'k-chat', 'k-car', 'kayak', '2026-04-20 12:00+00');
+    -- k-pub at the edge of Ben's absence (until 1 March): one match he may not see, one he may, ten minutes apart
+    PERFORM history.post_message('k-gap-hidden', 'k-pub', 'k-ann', 'zeppelin hangar zeppelin hangar', '2026-02-28 23:55+00');
+    PERFORM history.post_message('k-gap-seen', 'k-pub', 'k-ann', 'zeppelin', '2026-03-01 00:05+00');
+END
+$session$;
+SELECT is(pg_temp.chat('session', 'kayak harbour'), ARRAY['k-kayak-strong', 'k-kayak-near', 'k-kayak-far'],
+          'a weak match in the session of a strong one outranks the same weak match alone (which is newer)');
+SELECT is(((pg_temp.hit('session', 'k-kayak-near')).reasons->>'session')::float8,
+          (SELECT session_weight FROM history.search_settings),
+          'reasons.session is session_weight times the best text score of its session (here the best match''s: 1)');
+SELECT is(((pg_temp.hit('session', 'k-kayak-far')).reasons->>'session')::float8, 0::float8,
+          'a match with no other match within session_gap has no session evidence');
+SELECT is(((pg_temp.hit((SELECT CASE WHEN pg_temp.s('gap-ann', 'zeppelin hangar', ARRAY['k-ann']) IS NOT NULL
+                                     THEN 'gap-ann' END), 'k-gap-seen')).reasons->>'session')::float8,
+          (SELECT session_weight FROM history.search_settings),
+          'for an audience that may see both, the match ten minutes earlier is session evidence');
+SELECT is(((pg_temp.hit((SELECT CASE WHEN pg_temp.s('gap-ben', 'zeppelin hangar', ARRAY['k-ben']) IS NOT NULL
+                                     THEN 'gap-ben' END), 'k-gap-seen')).reasons->>'session')::float8,
+          0::float8,
+          'for an audience that may not see it, it is none: session evidence comes only from what the audience may see');
+
+-- ------------------------------------------------------------------ period: the time the query names
+SELECT is(history._query_period('When did she go to the museum in May 2023?', '2026-03-10 12:00+00'),
+          tstzrange('2023-05-01 00:00+00', '2023-06-01 00:00+00'), 'a month and year name that month');
+SELECT is(history._query_period('What did Nate do on 25 May, 2022?', '2026-03-10 12:00+00'),
+          tstzrange('2022-05-25 00:00+00', '2022-05-26 00:00+00'), 'a day, month and year name that day (UTC)');
+SELECT is(history._query_period('the forest picture shared on December 1,2023', '2026-03-10 12:00+00'),
+          tstzrange('2023-12-01 00:00+00', '2023-12-02 00:00+00'), 'so does month, day and year');
+SELECT is(history._query_period('what happened on 31 February 2023', '2026-03-10 12:00+00'),
+          tstzrange('2023-02-28 00:00+00', '2023-03-01 00:00+00'), 'a day past the month''s end is its last day, not an error');
+SELECT is(history._query_period('Which career-high performances did John achieve in 2023?', '2026-03-10 12:00+00'),
+          tstzrange('2023-01-01 00:00+00', '2024-01-01 00:00+00'), 'a year alone names that year');
+SELECT is(history._query_period('Which outdoor spot did Joanna visit in May?', '2026-03-10 12:00+00'),
+          tstzrange('2025-05-01 00:00+00', '2025-06-01 00:00+00'), 'a month without a year is the latest one that began before now');
+SELECT is(ARRAY[history._query_period('what did we decide last month', '2026-03-10 12:00+00'),
+                history._query_period('the link from yesterday', '2026-03-10 12:00+00')],
+          ARRAY[tstzrange('2026-02-01 00:00+00', '2026-03-01 00:00+00'), tstzrange('2026-03-09 00:00+00', '2026-03-10 00:00+00')],
+          'relative forms count from now');
+SELECT is(ARRAY[history._query_period('may I ask what the plan is', '2026-03-10 12:00+00'),
+                history._query_period('ticket 12345 and version 20.4', '2026-03-10 12:00+00'),
+                history._query_period('', '2026-03-10 12:00+00')],
+          ARRAY[NULL, NULL, NULL]::tstzrange[], 'a query that names no time has no period ("may" the verb, longer numbers)');
+SELECT is(pg_temp.chat('period', 'violin lesson in April 2026')::text[], ARRAY['k-twin-old', 'k-twin-new'],
+          'between equal matches, the one sent in the period the query names ranks first (though older)');
+SELECT is(((pg_temp.hit('period', 'k-twin-old')).reasons->>'period')::float8,
+          (SELECT period_weight FROM history.search_settings), 'reasons.period is period_weight inside the period');
+SELECT ok(((pg_temp.hit('period', 'k-twin-new')).reasons->>'period')::float8
+              BETWEEN 0.5 * (SELECT period_weight FROM history.search_settings)
+                  AND (SELECT period_weight FROM history.search_settings) - 1e-9,
+          'and less outside it: half a day after its end, within one period_half_life');
+
+-- ------------------------------------------------------------------ tells_time: a question asking when
+DO $when$
+BEGIN
+    -- the same match, shorter and newer without a time, longer and older with one, days from anything else
+    PERFORM history.post_message('k-zoo-plain', 'k-chat', 'k-mel', 'the zoo trip was fun', '2026-04-25 12:00+00');
+    PERFORM history.post_message('k-zoo-said', 'k-chat', 'k-mel', 'the zoo trip last saturday was fun', '2026-04-15 12:00+00');
+END
+$when$;
+SELECT is(pg_temp.chat('what', 'What was the zoo trip like?'), ARRAY['k-zoo-plain', 'k-zoo-said'],
+          'for a question that does not ask when, the shorter, newer match ranks first');
+SELECT is(pg_temp.chat('when', 'When was the zoo trip?'), ARRAY['k-zoo-said', 'k-zoo-plain'],
+          'for one that asks when, the match that tells a time ("last saturday") ranks first');
+SELECT is(ARRAY[((pg_temp.hit('when', 'k-zoo-said')).reasons->>'tells_time')::float8,
+                ((pg_temp.hit('when', 'k-zoo-plain')).reasons->>'tells_time')::float8,
+                ((pg_temp.hit('what', 'k-zoo-said')).reasons->>'tells_time')::float8],
+          ARRAY[(SELECT tells_time_weight FROM history.search_settings), 0, 0]::float8[],
+          'reasons.tells_time is tells_time_weight only when the query asks when and the match tells a time');
+SELECT is(ARRAY[history._query_asks_when('How long has Tim played the violin?', '{english}') IS NOT NULL,
+                history._query_asks_when('since when?', '{english}') IS NOT NULL,
+                history._query_asks_when('whenever you like', '{english}') IS NOT NULL,
+                history._query_asks_when('the long way home', '{english}') IS NOT NULL],
+          ARRAY[true, true, false, false], '"when" and "how long" ask when; "whenever" and "long" alone do not');
 
 -- ------------------------------------------------------------------ statistics come only from what the audience may see
 SELECT ok(cardinality(pg_temp.s('before', 'thanks museum lighthouse photos')) >= 6, 'the search finds its matches');

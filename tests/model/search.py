@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Callable
 
@@ -186,6 +186,18 @@ def rarity_coverage(terms: list[str], eligible: list[Message], lexicon: Lexicon)
            for t in terms if df[t]}
     total = sum(idf.values())
     return {mid: (sum(idf[t] for t in idf if t in h) / total if total else 0.0) for mid, h in has.items()}
+
+
+# The shipped session_gap: the session signal of a match is the best text score
+# among the other eligible matches of its conversation at most this far apart.
+SESSION_GAP = timedelta(minutes=30)
+
+
+def session_of(world: World, m: Message, eligible_ids: list[str], gap: timedelta = SESSION_GAP) -> set[str]:
+    """The other eligible matches of m's session: same conversation, sent at most ``gap`` before or after."""
+    return {e for e in eligible_ids if e != m.message_id
+            and world.messages[e].conversation_id == m.conversation_id
+            and abs(world.messages[e].sent_at - m.sent_at) <= gap}
 
 
 def exact_rank_key(world: World, run: Run, terms: list[str], lexicon: Lexicon,

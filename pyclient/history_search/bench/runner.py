@@ -159,7 +159,9 @@ ranked AS (  -- the same score as F (history._score over the eligible candidates
       FROM candidate_arrays x CROSS JOIN r CROSS JOIN ra CROSS JOIN names CROSS JOIN participated
      CROSS JOIN LATERAL history._score(x.k, x.d, x.a, x.c, x.t, %(terms)s::text[], names.name_terms, ra.keys,
                                        r.conversation_key, participated.convs, names.named,
-                                       (SELECT st FROM history.search_settings st), now()) s
+                                       (SELECT st FROM history.search_settings st), now(),
+                                       history._query_period(%(q)s, now()),
+                                       history._query_asks_when(%(q)s, history._query_languages())) s
       JOIN eligible e ON e.message_key = s.message_key
      ORDER BY s.total DESC, e.sent_at DESC, e.message_id
      LIMIT %(k)s)"""

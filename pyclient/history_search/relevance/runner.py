@@ -187,7 +187,8 @@ def _apply_settings(conn: Any, settings: dict[str, str]) -> dict[str, str]:
 # The weights of the ranking components (reasons keys); the other *_weight settings
 # (derived_term_weight, name_term_weight) scale a term inside the text score.
 COMPONENT_WEIGHTS = ("text_weight", "coverage_weight", "actor_weight", "conversation_weight",
-                     "participation_weight", "recency_weight", "named_speaker_weight")
+                     "participation_weight", "recency_weight", "named_speaker_weight", "session_weight",
+                     "period_weight", "tells_time_weight")
 
 
 def _signal_weights(conn: Any) -> list[str]:
