@@ -2,6 +2,7 @@
 -- requires: schema
 -- The release marker, reworked at each release (docs/releases.md): the
 -- function lives in db/functions/schema_release.sql.
+-- Reworked after v0.1.0: history-search 0.2.0
 BEGIN;
 SET LOCAL ROLE history_owner;
 
