@@ -37,6 +37,8 @@ import itertools
 import os
 import secrets
 import subprocess
+import threading
+import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -381,3 +383,31 @@ def call_search(conn: psycopg.Connection, run, query, speaker=None, after=None, 
                        {"run": run, "query": query, "speaker": speaker, "after": after, "before": before,
                         "limit": limit}).fetchone()[0]
     return conn.execute("SELECT pg_catalog.to_jsonb(%s::history.search_result)", (text,)).fetchone()[0]
+
+
+# --------------------------------------------------------------------------
+# Two sessions racing
+# --------------------------------------------------------------------------
+
+
+def wait_until_blocked(observer, pid):
+    for _ in range(200):
+        state = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+        if state and state[0] == "Lock":
+            return
+        time.sleep(0.02)
+    pytest.fail(f"backend {pid} never waited for a lock")
+
+
+def run_in_thread(fn):
+    box = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except Exception as exc:  # reported to the test below
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    return thread, box

@@ -5,13 +5,11 @@ that had not yet passed its final check: the reply holds the proofs it relies
 on FOR SHARE, so a revocation either waits for the reply or is seen by it.
 """
 
-import threading
-import time
 
 import psycopg
 import pytest
 
-from tests.harness import call_search
+from tests.harness import call_search, run_in_thread, wait_until_blocked
 
 
 def world(conn, tag):
@@ -27,29 +25,6 @@ def world(conn, tag):
     run = conn.execute("SELECT history.begin_run('bot', 'dm-alice', 'alice', %s)", (f"ask-{tag}",)).fetchone()[0]
     assert len(call_search(conn, run, "quote")["hits"]) == 1
     return run
-
-
-def wait_until_blocked(observer, pid):
-    for _ in range(200):
-        state = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-        if state and state[0] == "Lock":
-            return
-        time.sleep(0.02)
-    pytest.fail(f"backend {pid} never waited for a lock")
-
-
-def run_in_thread(fn):
-    box = {}
-
-    def target():
-        try:
-            box["value"] = fn()
-        except Exception as exc:  # reported to the test below
-            box["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    return thread, box
 
 
 @pytest.mark.parametrize("round_", range(3))

@@ -6,13 +6,11 @@ committed. A delete that B waited for is seen: an edit or a second delete is
 HS004, and a deleted message never comes back to search.
 """
 
-import threading
-import time
 
 import psycopg
 import pytest
 
-from tests.harness import call_search
+from tests.harness import call_search, run_in_thread, wait_until_blocked
 
 
 def world(conn):
@@ -23,29 +21,6 @@ def world(conn):
         conn.execute("SELECT history.add_member('team', %s, '2026-01-01')", (account,))
     conn.execute("SELECT history.post_message('m1', 'team', 'alice', 'the walrus plan', '2026-02-01')")
     conn.execute("SELECT history.post_message('ask', 'team', 'alice', 'any news?', '2026-02-02')")
-
-
-def wait_until_blocked(observer, pid):
-    for _ in range(200):
-        state = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-        if state and state[0] == "Lock":
-            return
-        time.sleep(0.02)
-    pytest.fail(f"backend {pid} never waited for a lock")
-
-
-def run_in_thread(fn):
-    box = {}
-
-    def target():
-        try:
-            box["value"] = fn()
-        except Exception as exc:  # reported to the test below
-            box["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    return thread, box
 
 
 def race(db_dsn, first_sql, second_sql, isolation=None):
