@@ -11,15 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 
 from history_search import AsyncSearch, Auditor, Runtime, Search, tool_schema
-from tests.test_mcp import as_role
+from tests.test_mcp import as_role, build_world
 
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 TEAM = {f"t{i}" for i in range(5)}
 BAD_AFTER = {"query": "launch", "after": "yesterday"}
 
@@ -27,20 +25,7 @@ BAD_AFTER = {"query": "launch", "after": "yesterday"}
 @pytest.fixture
 def runtime(connect_as) -> Runtime:
     rt = Runtime(connect_as("history_runtime"))
-    rt.upsert_account("agent", "agent")
-    for person in ("alice", "bob"):
-        rt.upsert_account(person, "person")
-    rt.upsert_conversation("team", "group")
-    rt.upsert_conversation("dm-bob", "direct")
-    for account in ("agent", "alice", "bob"):
-        rt.add_member("team", account, T0 - timedelta(days=1))
-    for account in ("agent", "bob"):
-        rt.add_member("dm-bob", account, T0 - timedelta(days=1))
-    for i in range(5):
-        rt.post_message(f"t{i}", "team", "alice" if i % 2 == 0 else "bob", f"launch note number {i}",
-                        T0 + timedelta(minutes=i))
-    rt.post_message("secret", "dm-bob", "bob", "private launch worry", T0 + timedelta(minutes=6))
-    rt.post_message("q", "team", "alice", "what about the launch?", T0 + timedelta(minutes=10))
+    build_world(rt)  # the MCP tests' world: alice and bob in "team", bob's DM with the agent
     return rt
 
 
