@@ -60,6 +60,7 @@ __all__ = [
     "read_plan",
     "sqitch_deployed_changes",
     "sql_root",
+    "take_owner_role",
     "yoyo_applied",
     "yoyo_url",
 ]
@@ -667,6 +668,7 @@ def check_migrating_role(connection: psycopg.Connection[Any], *, registry_exists
                   ARRAY(SELECT w FROM pg_catalog.unnest(%s::text[]) w
                          WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles o WHERE o.rolname = w)),
                   EXISTS (SELECT 1 FROM pg_catalog.pg_roles o WHERE o.rolname = 'history_owner')
+                      AND NOT pg_catalog.pg_has_role('history_owner', 'MEMBER WITH ADMIN OPTION')
                       AND NOT pg_catalog.pg_has_role('history_owner', 'MEMBER'),
                   pg_catalog.to_regnamespace('history') IS NULL
                       AND NOT pg_catalog.has_database_privilege(pg_catalog.current_database(), 'CREATE'),
@@ -700,6 +702,38 @@ def check_migrating_role(connection: psycopg.Connection[Any], *, registry_exists
             f"role {user} may not create yoyo's registry in schema {schema or '(none on search_path)'}: "
             f"GRANT CREATE ON SCHEMA {schema or 'public'} TO {user}, or migrate as the database's owner"
         )
+
+
+_OWNER_ACCESS = """
+SELECT r.rolname, r.rolsuper, o.oid IS NOT NULL,
+       CASE WHEN o.oid IS NULL THEN true
+            -- 16 and later separate SET from membership (a CREATEROLE creator holds ADMIN only)
+            WHEN pg_catalog.current_setting('server_version_num')::int >= 160000
+                THEN pg_catalog.pg_has_role(o.oid, 'SET')
+            ELSE pg_catalog.pg_has_role(o.oid, 'MEMBER') END,
+       o.oid IS NOT NULL AND pg_catalog.pg_has_role(o.oid, 'MEMBER WITH ADMIN OPTION')
+  FROM pg_catalog.pg_roles r LEFT JOIN pg_catalog.pg_roles o ON o.rolname = 'history_owner'
+ WHERE r.rolname = current_user
+"""
+
+
+def take_owner_role(dsn: str) -> None:
+    """Let a migrating role that administers ``history_owner`` act as it (every change runs as the owner).
+
+    On PostgreSQL 16 and later a role with CREATEROLE that created
+    ``history_owner`` holds it WITH ADMIN OPTION but may not ``SET ROLE`` to it;
+    the first change's own grant reads membership as 15 does, so ``migrate``
+    grants the role to itself once it exists. A superuser needs nothing.
+    """
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        row = connection.execute(_OWNER_ACCESS).fetchone()
+        assert row is not None
+        user, superuser, exists, can_set, admin = row
+        if not superuser and exists and not can_set and admin:
+            connection.execute(sql.SQL("GRANT history_owner TO {}").format(sql.Identifier(user)))
 
 
 def deployed_release(connection: psycopg.Connection[Any]) -> str | None:
@@ -776,8 +810,11 @@ def apply_migrations(
     try:
         with backend.lock():
             todo = backend.to_apply(migrations)
+            take_owner_role(dsn)
             for migration in todo:
                 backend.apply_one(migration)  # its own transaction: committed when this returns
+                if migration.change.name == "roles":  # it creates history_owner
+                    take_owner_role(dsn)
                 if on_applied is not None:
                     on_applied(migration.id)
             backend.run_post_apply(todo)
