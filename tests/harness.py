@@ -390,13 +390,14 @@ def call_search(conn: psycopg.Connection, run, query, speaker=None, after=None, 
 # --------------------------------------------------------------------------
 
 
-def wait_until_blocked(observer, pid):
-    for _ in range(200):
+def wait_until_blocked(observer, pid, what: str = "", timeout_s: float = 4.0):
+    """Return once backend ``pid`` waits for a lock (seen through ``observer``); fail the test after ``timeout_s``."""
+    for _ in range(int(timeout_s / 0.02)):
         state = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
         if state and state[0] == "Lock":
             return
         time.sleep(0.02)
-    pytest.fail(f"backend {pid} never waited for a lock")
+    pytest.fail(f"{what or f'backend {pid}'} never waited for a lock")
 
 
 def run_in_thread(fn):

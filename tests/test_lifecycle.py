@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from .harness import call_search
+from .harness import call_search, wait_until_blocked
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
@@ -192,12 +192,7 @@ def erase_while(conn, db_dsn, statement, args) -> int:
     th = threading.Thread(target=lambda: out.append(
         eraser.execute("SELECT history.erase_account('alice', %s)", (t(30),)).fetchone()[0]))
     th.start()
-    for _ in range(200):
-        if conn.execute("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()[0]:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the erasure never waited for the concurrent write")
+    wait_until_blocked(conn, pid, "the erasure", timeout_s=10)
     writer.commit()
     th.join(30)
     writer.close()
@@ -333,12 +328,7 @@ def test_purge_removes_exactly_the_ended_runs_before_the_cutoff_and_resumes(conn
 
     th = threading.Thread(target=purge)
     th.start()
-    for _ in range(200):
-        if conn.execute("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()[0]:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the purge never waited for the held row")
+    wait_until_blocked(conn, pid, "the purge", timeout_s=10)
     conn.execute("SELECT pg_cancel_backend(%s)", (pid,))
     th.join(10)
     blocker.rollback()
