@@ -354,8 +354,8 @@ def test_check_passes_a_fresh_install(db_dsn):
 
 
 @pytest.mark.parametrize("tamper, named", [
-    ("ALTER FUNCTION history.post_message(text, text, text, text, timestamptz, text[]) OWNER TO postgres",
-     "function history.post_message(text,text,text,text,timestamp with time zone,text[]) is owned by postgres"),
+    ("ALTER FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text) OWNER TO postgres",
+     "function history.post_message(text,text,text,text,timestamp with time zone,text[],text) is owned by postgres"),
     ("ALTER FUNCTION history.end_run(uuid) RESET search_path",
      "SECURITY DEFINER function history.end_run(uuid) does not pin search_path"),
     ("GRANT EXECUTE ON FUNCTION history._require_id(text, text) TO PUBLIC",
