@@ -4,8 +4,9 @@
 -- query then matches each conversation's documents in that conversation's
 -- language. The list depends on conversations only, never on messages.
 -- A loose scan of conversations_tenant_language_idx: one probe per language.
--- Another tenant's languages never change how this tenant's names are read.
-CREATE OR REPLACE FUNCTION history._query_languages(p_tenant_key integer)
+-- Another tenant's languages never change how this tenant's names are read
+-- (no argument: the default tenant, key 1).
+CREATE OR REPLACE FUNCTION history._query_languages(p_tenant_key integer DEFAULT 1)
 RETURNS regconfig[]
 LANGUAGE plpgsql
 STABLE PARALLEL SAFE
