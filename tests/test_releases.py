@@ -356,6 +356,13 @@ def test_check_passes_a_fresh_install(db_dsn):
 @pytest.mark.parametrize("tamper, named", [
     ("ALTER FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text) OWNER TO postgres",
      "function history.post_message(text,text,text,text,timestamp with time zone,text[],text) is owned by postgres"),
+    # the signature before p_tenant, left beside today's: calls without a tenant would be ambiguous
+    ("SET ROLE history_owner; CREATE FUNCTION history.upsert_account(text, text, text) RETURNS void"
+     " LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, history, pg_temp SET extra_float_digits = 1"
+     " SET DateStyle = 'ISO, MDY' SET IntervalStyle = postgres SET TimeZone = 'UTC'"
+     " SET standard_conforming_strings = on AS 'SELECT';"
+     " REVOKE ALL ON FUNCTION history.upsert_account(text, text, text) FROM PUBLIC; RESET ROLE",
+     "function history.upsert_account has 2 signatures"),
     ("ALTER FUNCTION history.end_run(uuid) RESET search_path",
      "SECURITY DEFINER function history.end_run(uuid) does not pin search_path"),
     ("GRANT EXECUTE ON FUNCTION history._require_id(text, text) TO PUBLIC",
