@@ -187,6 +187,12 @@ def assert_upgraded(dsn: str, fresh_schema: str, before: dict, counts: dict) -> 
             "SELECT count(*) FROM history.search_audit WHERE run_token_sha256 = encode(sha256(convert_to(%s, 'UTF8')), 'hex')",
             (str(before["run"]),)).fetchone()
         assert audited == (1,), "the search made before the upgrade is still audited"
+        # Every row of the release is the default tenant's; a new tenant reuses its ids beside them.
+        assert c.execute("SELECT array_agg(DISTINCT tenant_key) FROM (SELECT tenant_key FROM history.accounts UNION ALL"
+                         " SELECT tenant_key FROM history.identity_proofs UNION ALL"
+                         " SELECT tenant_key FROM history.messages) k").fetchone() == ([1],)
+        c.execute("SELECT history.upsert_account('alice', 'person', NULL, 'acme')")
+        assert c.execute("SELECT count(*) FROM history.accounts WHERE account_id = 'alice'").fetchone() == (2,)
 
 
 def deploy_with_its_own_migrate(tree: Path, dsn: str) -> subprocess.CompletedProcess[str]:
