@@ -3,7 +3,7 @@
 -- HS003, and a run of one tenant never sees, ranks with, counts or delivers
 -- into another's data (docs/tenants.md).
 BEGIN;
-SELECT plan(47);
+SELECT plan(48);
 
 -- Tenant 'default': a team of three, a few messages about a lighthouse.
 DO $world$
@@ -144,6 +144,8 @@ SELECT throws_ok($$SELECT history.upsert_account('q', 'person', NULL, 'has space
                  'p_tenant must be a tenant id, got ''has space''', 'a malformed tenant id is HS001, naming it');
 SELECT throws_ok($$SELECT history.upsert_conversation('q', 'group', NULL, NULL, NULL)$$, 'HS001',
                  'p_tenant must be a tenant id, got NULL', 'a null tenant id is HS001');
+SELECT throws_ok($$SELECT history.delete_message('m1', '2026-07-01', '')$$, 'HS001', 'p_tenant must be a tenant id, got ''''',
+                 'a malformed tenant id is HS001 for the other functions too');
 SELECT throws_ok($$SELECT history.upsert_account('q', 'robot', NULL, 'fresh')$$, 'HS001', NULL,
                  'an upsert refused for bad input ...');
 SELECT is((SELECT count(*)::int FROM history.tenants WHERE tenant_id IN ('nowhere', 'has space', 'fresh')), 0,
