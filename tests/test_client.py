@@ -494,6 +494,8 @@ def test_auditor_calls(connect_as, search, run):
     assert row["agent_id"] == "agent" and row["status"] == "ok" and row["excluded_audience"] >= 1
     assert "query" not in row  # the text is stored nowhere
     assert auditor.search_events(agent_id="nobody") == []
+    assert row["tenant_id"] == "default"
+    assert auditor.search_events(tenant="default") == rows and auditor.search_events(tenant="acme") == []
     # the auditor sees the run's key and its token's SHA-256, never the token
     event_row = auditor.search_events(event=result.search_event_id)[0]
     assert "run_id" not in event_row and str(run) not in str(event_row)

@@ -3,7 +3,7 @@
 -- HS003, and a run of one tenant never sees, ranks with, counts or delivers
 -- into another's data (docs/tenants.md).
 BEGIN;
-SELECT plan(48);
+SELECT plan(51);
 
 -- Tenant 'default': a team of three, a few messages about a lighthouse.
 DO $world$
@@ -196,6 +196,21 @@ SELECT is((SELECT array_agg(t.tenant_id) FROM history.messages m JOIN history.te
 SELECT is((SELECT array_agg(DISTINCT tenant_key) FROM history.run_trace WHERE run_key =
              (SELECT run_key FROM history.runs WHERE run_token = (SELECT run FROM runs WHERE label = 'acme'))),
           (SELECT array_agg(tenant_key) FROM history.tenants WHERE tenant_id = 'acme'), 'and its trace is acme''s');
+
+-- ------------------------------------------------------------------ the audit names the tenant
+-- acme now has messages m1, m2, m3 too: the default tenant's search must still
+-- show each message it returned once, looked up in its own tenant.
+SELECT is((SELECT array_agg(a.tenant_id) FROM history.search_audit a, pg_temp.searches s
+            WHERE s.label = 'before' AND a.search_event_id = (s.r).search_event_id),
+          ARRAY['default'], 'search_audit names the search''s tenant');
+SELECT is((SELECT count(*)::int FROM history.search_audit_messages a, pg_temp.searches s
+            WHERE s.label = 'before' AND a.search_event_id = (s.r).search_event_id),
+          (SELECT pg_catalog.jsonb_array_length(e.selections) FROM history.conversation_search_events e, pg_temp.searches s
+            WHERE s.label = 'before' AND e.search_event_id = (s.r).search_event_id),
+          'search_audit_messages has one row per returned message, though acme has messages of the same ids');
+SELECT is((SELECT count(*)::int FROM history.search_audit_messages a, pg_temp.searches s
+            WHERE s.label = 'before' AND a.search_event_id = (s.r).search_event_id AND a.tenant_id <> 'default'),
+          0, 'and every one of them is the default tenant''s');
 
 -- ------------------------------------------------------------------ erasure stays in its tenant
 SELECT is(history.erase_account('ann', '2026-07-01', 'acme'), 4, 'erasing acme''s ann erases her acme messages ...');

@@ -466,6 +466,7 @@ def add_audit(sub: Subparsers) -> None:
                                    "Needs a login with history_auditor.")
     _add_dsn(p)
     p.add_argument("--run", type=_uuid("run token"), help="only this run token")
+    p.add_argument("--tenant", help="only this tenant's searches")
     p.add_argument("--agent", help="only this agent account id")
     p.add_argument("--since", type=_timestamp, help="only events at or after this RFC 3339 time")
     p.add_argument("--limit", type=_positive, default=20)
@@ -483,7 +484,7 @@ def run_audit(args: argparse.Namespace) -> int:
     from .client import Auditor
 
     with _connect(args) as conn:
-        rows = Auditor(conn).search_events(run=args.run, agent_id=args.agent, since=args.since, limit=args.limit)
+        rows = Auditor(conn).search_events(run=args.run, tenant=args.tenant, agent_id=args.agent, since=args.since, limit=args.limit)
     if args.json:
         print(json.dumps(rows, default=str, indent=2))
         return EXIT_OK

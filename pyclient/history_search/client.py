@@ -186,6 +186,7 @@ QUERIES: dict[str, str] = {
           FROM history.search_audit AS a
          WHERE (%(run)s::uuid IS NULL OR a.run_token_sha256 = pg_catalog.encode(pg_catalog.sha256(
                     pg_catalog.convert_to(%(run)s::uuid::text, 'UTF8')), 'hex'))
+           AND (%(tenant)s::text IS NULL OR a.tenant_id = %(tenant)s::text)
            AND (%(agent_id)s::text IS NULL OR a.agent_id = %(agent_id)s::text)
            AND (%(event)s::uuid IS NULL OR a.search_event_id = %(event)s::uuid)
            AND (%(since)s::timestamptz IS NULL OR a.searched_at >= %(since)s::timestamptz)
@@ -517,12 +518,13 @@ class _Ops:
                    body=_text("body", body), sent_at=_time("sent_at", sent_at))
 
     @staticmethod
-    def search_events(run: Any, agent_id: Any, event: Any, since: Any, until: Any,
+    def search_events(run: Any, tenant: Any, agent_id: Any, event: Any, since: Any, until: Any,
                       limit: Any) -> _Op[list[dict[str, Any]]]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise InvalidArgument(f"limit must be a non-negative int, got {limit!r}")
         return _op("search_events", "all", _decode_rows,
                    run=None if run is None else _run_token(run),
+                   tenant=_text("tenant", tenant, optional=True),
                    agent_id=_text("agent_id", agent_id, optional=True),
                    event=None if event is None else _event_id(event),
                    since=_time("since", since, optional=True), until=_time("until", until, optional=True),
@@ -873,11 +875,12 @@ _AuditorDoc = """Reads of the audit views (``history.search_audit``, ``history.s
 class Auditor(_SyncBase):
     __doc__ = _AuditorDoc
 
-    def search_events(self, *, run: uuid.UUID | str | None = None, agent_id: str | None = None,
-                      event: uuid.UUID | str | None = None, since: datetime | None = None,
-                      until: datetime | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    def search_events(self, *, run: uuid.UUID | str | None = None, tenant: str | None = None,
+                      agent_id: str | None = None, event: uuid.UUID | str | None = None,
+                      since: datetime | None = None, until: datetime | None = None,
+                      limit: int = 50) -> list[dict[str, Any]]:
         """Search events (one row per ``search_history`` call), newest first."""
-        return self._call(_Ops.search_events(run, agent_id, event, since, until, limit))
+        return self._call(_Ops.search_events(run, tenant, agent_id, event, since, until, limit))
 
     def search_event_messages(self, event: uuid.UUID | str) -> list[dict[str, Any]]:
         """The messages one search returned (hits and neighbours) with the hits' ranking components."""
@@ -891,10 +894,11 @@ class Auditor(_SyncBase):
 class AsyncAuditor(_AsyncBase):
     __doc__ = _AuditorDoc
 
-    async def search_events(self, *, run: uuid.UUID | str | None = None, agent_id: str | None = None,
-                            event: uuid.UUID | str | None = None, since: datetime | None = None,
-                            until: datetime | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        return await self._call(_Ops.search_events(run, agent_id, event, since, until, limit))
+    async def search_events(self, *, run: uuid.UUID | str | None = None, tenant: str | None = None,
+                            agent_id: str | None = None, event: uuid.UUID | str | None = None,
+                            since: datetime | None = None, until: datetime | None = None,
+                            limit: int = 50) -> list[dict[str, Any]]:
+        return await self._call(_Ops.search_events(run, tenant, agent_id, event, since, until, limit))
 
     async def search_event_messages(self, event: uuid.UUID | str) -> list[dict[str, Any]]:
         return await self._call(_Ops.search_event_messages(event))
