@@ -2,6 +2,7 @@
 -- requires: search_reveals
 -- requires: _query_analysis
 -- The function lives in db/functions/_search_reveal.sql.
+-- Reworked after v0.2.0: The reveal waits only for WAL up to the search's commit: the flush target is taken before the reveal reads anything
 BEGIN;
 SET LOCAL ROLE history_owner;
 
