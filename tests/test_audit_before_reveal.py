@@ -268,6 +268,17 @@ def test_a_reveal_is_once_and_for_the_run_that_searched(world, own_procedure):
         assert exc.value.sqlstate == "HS001"
 
 
+def test_hits_an_end_run_dropped_are_hs002_not_an_unknown_search(world, own_procedure):
+    """end_run between a search's commit and its reveal drops the hits; the reveal says the run ended."""
+    run = new_run(world)
+    (event,) = own_procedure.execute("CALL pg_temp.search_only(%s, %s)", (run, QUERY)).fetchone()
+    world.admin.execute("SELECT history.end_run(%s)", (run,))
+    with pytest.raises(psycopg.Error) as exc:
+        own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY))
+    assert exc.value.sqlstate == "HS002" and "has ended" in str(exc.value) and str(run) not in str(exc.value)
+    assert "dropped" in exc.value.diag.message_detail
+
+
 def test_the_bare_procedure_name_works_while_no_other_routine_has_it(world, searcher):
     """With schema history on the caller's search_path the real procedure's frame prints
     unqualified; that form is trusted only while no other routine has the name."""

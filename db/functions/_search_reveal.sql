@@ -41,6 +41,13 @@ BEGIN
       JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = s.tenant_key
      WHERE s.search_event_id = p_search_event_id AND r.run_token = p_run;
     IF NOT FOUND THEN
+        -- An end_run that came between the search's commit and this reveal
+        -- dropped the hits: say so, not that the search is unknown.
+        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.ended_at IS NOT NULL) THEN
+            RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
+                USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
+                      HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+        END IF;
         RAISE EXCEPTION 'search % has no hits waiting for this run', p_search_event_id
             USING ERRCODE = 'HS001', HINT = 'A search''s hits are revealed once, to the run that searched.';
     END IF;
