@@ -73,8 +73,19 @@ BEGIN
         END LOOP;
     END IF;
 
+    -- The delete is the claim: a reveal of the same search, or an end_run,
+    -- that deleted the row first (this one waited for it) leaves none.
     DELETE FROM history.search_reveals s
      WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.ended_at IS NOT NULL) THEN
+            RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
+                USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
+                      HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+        END IF;
+        RAISE EXCEPTION 'search % has no hits waiting for this run', p_search_event_id
+            USING ERRCODE = 'HS001', HINT = 'A search''s hits are revealed once, to the run that searched.';
+    END IF;
     IF EXISTS (SELECT FROM unnest(v_stash.hits) h WHERE jsonb_array_length(h.reasons->'matched_terms') > 0) THEN
         SELECT a.terms INTO v_terms FROM history._query_analysis(p_query, v_stash.languages, v_stash.max_terms) a;
     END IF;
