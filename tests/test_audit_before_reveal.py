@@ -26,7 +26,7 @@ import psycopg
 import pytest
 from psycopg import errors, pq
 
-from tests.harness import call_search
+from tests.harness import call_search, run_in_thread, wait_until_blocked
 from tests.test_adversarial_query import BODIES, ELIGIBLE, Session, World, world_database
 
 QUERY = "launch budget review monday"
@@ -266,6 +266,40 @@ def test_a_reveal_is_once_and_for_the_run_that_searched(world, own_procedure):
         with pytest.raises(psycopg.Error) as exc:
             own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)", (wrong, event, QUERY))
         assert exc.value.sqlstate == "HS001"
+
+
+def test_hits_an_end_run_dropped_are_hs002_not_an_unknown_search(world, own_procedure):
+    """end_run between a search's commit and its reveal drops the hits; the reveal says the run ended."""
+    run = new_run(world)
+    (event,) = own_procedure.execute("CALL pg_temp.search_only(%s, %s)", (run, QUERY)).fetchone()
+    world.admin.execute("SELECT history.end_run(%s)", (run,))
+    with pytest.raises(psycopg.Error) as exc:
+        own_procedure.execute("SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY))
+    assert exc.value.sqlstate == "HS002" and "has ended" in str(exc.value) and str(run) not in str(exc.value)
+    assert "dropped" in exc.value.diag.message_detail
+
+
+@pytest.mark.parametrize("first", ["end_run", "another reveal"])
+def test_a_reveal_that_loses_its_hits_while_it_waits_reveals_nothing(world, own_procedure, first):
+    """The reveal's delete is its claim: whoever deleted the hits first (an end_run, another reveal
+    of the same search), the reveal that waited for it returns no hit."""
+    run = new_run(world)
+    (event,) = own_procedure.execute("CALL pg_temp.search_only(%s, %s)", (run, QUERY)).fetchone()
+    with psycopg.connect(world.url) as holder:
+        holder.execute("SELECT 1 FROM history.search_reveals WHERE search_event_id = %s FOR UPDATE", (event,))
+        thread, box = run_in_thread(lambda: own_procedure.execute(
+            "SELECT history._search_reveal(%s, %s, %s)", (run, event, QUERY)).fetchone())
+        wait_until_blocked(world.admin, own_procedure.conn.info.backend_pid, "the reveal")
+        if first == "end_run":
+            holder.execute("SELECT history.end_run(%s)", (run,))
+        else:
+            holder.execute("DELETE FROM history.search_reveals WHERE search_event_id = %s", (event,))
+        holder.commit()
+        thread.join(30)
+    assert not thread.is_alive()
+    assert "value" not in box, "the reveal handed out hits that were no longer its to reveal"
+    exc = box["error"]
+    assert (exc.sqlstate, "has ended" in str(exc)) == (("HS002", True) if first == "end_run" else ("HS001", False))
 
 
 def test_the_bare_procedure_name_works_while_no_other_routine_has_it(world, searcher):

@@ -13,6 +13,8 @@ WAL buffers when the crash comes.
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 import pytest
 
@@ -109,3 +111,31 @@ def test_revealed_searches_keep_their_audit_after_a_crash(crashable):
                 """SELECT m.message_id FROM history.run_evidence v JOIN history.messages m USING (message_key)
                      JOIN history.runs r ON r.run_key = v.run_key WHERE r.run_token = %s""", (run,))}
             assert received_ids(result) <= evidence
+
+
+def test_the_reveal_waits_for_no_wal_but_the_searchs_own(crashable):
+    """A search's own commit is synchronous, so its reveal has nothing to wait for.
+
+    The reveal's own reads write WAL: looking the run up prunes the run row's
+    page (a search updates that row), and nobody flushes that record soon, with
+    the WAL writer at 10 s. A reveal that waited for every WAL record inserted
+    before its flush check, its own included, sat out its whole bound (three
+    ``wal_writer_delay``: 30 s here) on every such search. A wait that is not
+    needed shows as seconds; no search here may take 10 s.
+    """
+    cluster, url = crashable
+    with psycopg.connect(url, autocommit=True) as admin:
+        runs = [admin.execute("SELECT history.begin_run('agent', 'team', 'alice', 't11', ARRAY['t10'])").fetchone()[0]
+                for _ in range(12)]
+        # Every read of a run row's page then prunes it once a committed search left a dead version.
+        admin.execute("ALTER TABLE history.runs SET (fillfactor = 10)")
+    searcher = psycopg.connect(cluster.dsn_for("hs_durable", user="durable_searcher"), autocommit=True)
+    try:
+        for run, query in zip(runs[:3], ["launch", "budget", "review"]):
+            started = time.monotonic()
+            result = call_search(searcher, run, query)
+            took = time.monotonic() - started
+            assert result["hits"], f"{query!r} found nothing (the test proves nothing)"
+            assert took < 10, f"the search of {query!r} took {took:.1f} s: its reveal waited for WAL not its own"
+    finally:
+        searcher.close()

@@ -360,7 +360,7 @@ def test_server_errors_are_tool_errors(search, connect_as):
 
 
 def test_no_error_the_model_sees_carries_the_run_token(search, connect_as):
-    """The server names the token ("run 5b0e… has ended"); nothing model-visible may carry it."""
+    """Nothing model-visible may carry the run token (the server names a run by its label, not its token)."""
     token = str(search.run)
     seen = [call_tool(search, {"query": "launch", "after": "2026-03-02T00:00:00Z", "before": "2026-03-01T00:00:00Z"}),
             call_tool(search, {"query": "x", "limit": 0, "run": token})]

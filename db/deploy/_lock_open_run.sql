@@ -1,5 +1,6 @@
 -- Deploy history-search:_lock_open_run to pg
 -- The function lives in db/functions/_lock_open_run.sql.
+-- Reworked after v0.2.0: Errors name the run by its label, never its token; HS002 while an end_run of the run is under way (a FOR UPDATE NOWAIT probe)
 BEGIN;
 SET LOCAL ROLE history_owner;
 

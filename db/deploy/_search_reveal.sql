@@ -1,7 +1,9 @@
 -- Deploy history-search:_search_reveal to pg
 -- requires: search_reveals
 -- requires: _query_analysis
+-- requires: _run_label
 -- The function lives in db/functions/_search_reveal.sql.
+-- Reworked after v0.2.0: The reveal waits only for WAL up to the search's commit: the flush target is taken before the reveal reads anything
 BEGIN;
 SET LOCAL ROLE history_owner;
 

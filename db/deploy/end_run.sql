@@ -1,6 +1,7 @@
 -- Deploy history-search:end_run to pg
 -- The function lives in db/functions/end_run.sql.
 -- Reworked after 0.1.0: also drops the run's unrevealed hits.
+-- Reworked after v0.2.0: end_run announces the end with a key-share lock on the run row before it waits for it: searches queued behind a burst stop at once
 BEGIN;
 SET LOCAL ROLE history_owner;
 

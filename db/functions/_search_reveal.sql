@@ -5,8 +5,10 @@
 -- the search's own transaction, a savepoint of it, ...) it refuses, with no
 -- hit. Whatever synchronous_commit the caller's commit ran with, it waits
 -- until the WAL is flushed past that commit, so a crash after the reveal
--- cannot take the audit away. p_query is the searched text: the stored hits
--- hold their matched terms as positions in its term list.
+-- cannot take the audit away; when the commit was synchronous (as
+-- search_history's is) it does not wait at all. p_query is the searched
+-- text: the stored hits hold their matched terms as positions in its term
+-- list.
 CREATE OR REPLACE FUNCTION history._search_reveal(p_run uuid, p_search_event_id uuid, p_query text)
 RETURNS history.search_result
 LANGUAGE plpgsql
@@ -24,10 +26,13 @@ SET jit = off
 SET max_parallel_workers_per_gather = 0
 AS $function$
 DECLARE
+    -- Before this transaction reads anything: a read may prune a page and so
+    -- insert WAL of its own, which nobody flushes soon (not a commit). The
+    -- search's commit record ends at or before this position.
+    v_target pg_lsn := pg_catalog.pg_current_wal_insert_lsn();
     v_stash  history.search_reveals;
     v_result history.search_result;
     v_terms  text[];
-    v_target pg_lsn;
     v_deadline timestamptz;
     v_hit    history.search_hit;
 BEGIN
@@ -36,6 +41,13 @@ BEGIN
       JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = s.tenant_key
      WHERE s.search_event_id = p_search_event_id AND r.run_token = p_run;
     IF NOT FOUND THEN
+        -- An end_run that came between the search's commit and this reveal
+        -- dropped the hits: say so, not that the search is unknown.
+        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.ended_at IS NOT NULL) THEN
+            RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
+                USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
+                      HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+        END IF;
         RAISE EXCEPTION 'search % has no hits waiting for this run', p_search_event_id
             USING ERRCODE = 'HS001', HINT = 'A search''s hits are revealed once, to the run that searched.';
     END IF;
@@ -47,21 +59,33 @@ BEGIN
                   HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
     END IF;
     -- Durable: the search's commit record flushed. Its position is not
-    -- observable, so: every WAL record inserted so far flushed (then it is),
-    -- or three wal_writer_delay past this point, by which the WAL writer has
-    -- flushed any asynchronous commit made before it (PostgreSQL's bound on
-    -- an asynchronous commit's risk window). A commit with synchronous_commit
-    -- on (what _search_history asks for) is flushed already; the wait is for
-    -- a caller that turned it off, and ends early in the usual case where
-    -- nothing else is left unflushed.
-    v_target := pg_current_wal_insert_lsn();
-    v_deadline := clock_timestamp() + 3 * current_setting('wal_writer_delay')::interval;
-    WHILE pg_current_wal_flush_lsn() < v_target AND clock_timestamp() < v_deadline LOOP
-        PERFORM pg_sleep(0.001);
-    END LOOP;
+    -- observable; v_target, taken as the reveal began, is at or after it.
+    -- A synchronous commit (what _search_history asks for) flushed it, and
+    -- usually nothing was inserted since: no wait. Otherwise wait until the
+    -- flush passes v_target, or three wal_writer_delay (PostgreSQL's bound on
+    -- an asynchronous commit's risk window: the WAL writer has flushed it by
+    -- then), for WAL other sessions inserted in between or a caller's own
+    -- procedure that committed the search asynchronously.
+    IF pg_catalog.pg_current_wal_flush_lsn() < v_target THEN
+        v_deadline := pg_catalog.clock_timestamp() + 3 * pg_catalog.current_setting('wal_writer_delay')::interval;
+        WHILE pg_catalog.pg_current_wal_flush_lsn() < v_target AND pg_catalog.clock_timestamp() < v_deadline LOOP
+            PERFORM pg_catalog.pg_sleep(0.001);
+        END LOOP;
+    END IF;
 
+    -- The delete is the claim: a reveal of the same search, or an end_run,
+    -- that deleted the row first (this one waited for it) leaves none.
     DELETE FROM history.search_reveals s
      WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.ended_at IS NOT NULL) THEN
+            RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
+                USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
+                      HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+        END IF;
+        RAISE EXCEPTION 'search % has no hits waiting for this run', p_search_event_id
+            USING ERRCODE = 'HS001', HINT = 'A search''s hits are revealed once, to the run that searched.';
+    END IF;
     IF EXISTS (SELECT FROM unnest(v_stash.hits) h WHERE jsonb_array_length(h.reasons->'matched_terms') > 0) THEN
         SELECT a.terms INTO v_terms FROM history._query_analysis(p_query, v_stash.languages, v_stash.max_terms) a;
     END IF;

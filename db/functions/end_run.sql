@@ -1,5 +1,12 @@
 -- end_run: end a run; its token is refused from then on, and hits of its
 -- searches never revealed are dropped. HS002 if unknown or already ended.
+--
+-- A search holds the run row (history._lock_open_run) for its whole length,
+-- and a burst of them queues on it. end_run first takes a FOR KEY SHARE lock
+-- on the row, which every search's lock allows, so it is granted at once:
+-- that is the announcement. Each search that gets the row after it finds the
+-- lock and stops with HS002 (_lock_open_run's probe), so end_run then waits
+-- for at most the one search already under way, not for the queue.
 CREATE OR REPLACE FUNCTION history.end_run(p_run uuid)
 RETURNS void
 LANGUAGE plpgsql
@@ -13,9 +20,25 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_run history.runs := history._lock_open_run(p_run);
+    v_run history.runs;
 BEGIN
-    UPDATE history.runs SET ended_at = pg_catalog.now() WHERE run_key = v_run.run_key;
+    IF p_run IS NULL THEN
+        RAISE EXCEPTION 'p_run must be a run token, got NULL' USING ERRCODE = 'HS001';
+    END IF;
+    SELECT r.* INTO v_run FROM history.runs r WHERE r.run_token = p_run FOR KEY SHARE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown run %', history._run_label(p_run) USING ERRCODE = 'HS002',
+            HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+    END IF;
+    -- Waits for the search under way, if any; ended meanwhile (record_reply,
+    -- another end_run), no row: under REPEATABLE READ that is 40001 instead.
+    UPDATE history.runs r SET ended_at = pg_catalog.now()
+     WHERE r.run_key = v_run.run_key AND r.ended_at IS NULL
+    RETURNING * INTO v_run;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'run % has ended', history._run_label(p_run) USING ERRCODE = 'HS002',
+            HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+    END IF;
     -- Hits of this run's searches that were never revealed (the caller went
     -- away between the search's commit and the reveal) will never be.
     DELETE FROM history.search_reveals s WHERE s.run_key = v_run.run_key AND s.tenant_key = v_run.tenant_key;

@@ -1,6 +1,3 @@
--- Revert history-search:_search_reveal from pg
-BEGIN;
-
-DROP FUNCTION history._search_reveal(uuid, uuid, text);
-
-COMMIT;
+-- Revert history-search:_search_reveal from pg: back to its @v0.2.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_search_reveal@v0.2.0.sql

@@ -1,0 +1,6 @@
+-- Revert history-search:_lock_open_run from pg
+BEGIN;
+
+DROP FUNCTION history._lock_open_run(uuid);
+
+COMMIT;
