@@ -1,6 +1,7 @@
 -- Deploy history-search:check_delivery to pg
 -- The function lives in db/functions/check_delivery.sql.
 -- Reworked after v0.1.0: The delivery audience of a check without a reply: members open now, a future join counting.
+-- Reworked after v0.2.0: Errors name the run by its label, never its token
 BEGIN;
 SET LOCAL ROLE history_owner;
 

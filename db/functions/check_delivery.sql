@@ -23,10 +23,12 @@ BEGIN
     END IF;
     SELECT * INTO v_run FROM history.runs r WHERE r.run_token = p_run;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown run %', p_run USING ERRCODE = 'HS002';
+        RAISE EXCEPTION 'unknown run %', history._run_label(p_run) USING ERRCODE = 'HS002',
+            HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
     END IF;
     IF v_run.ended_at IS NOT NULL THEN
-        RAISE EXCEPTION 'run % has ended', p_run USING ERRCODE = 'HS002';
+        RAISE EXCEPTION 'run % has ended', history._run_label(p_run) USING ERRCODE = 'HS002',
+            HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
     END IF;
     RETURN QUERY
         SELECT d.message_id, d.reason

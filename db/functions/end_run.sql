@@ -42,8 +42,8 @@ BEGIN
     -- Hits of this run's searches that were never revealed (the caller went
     -- away between the search's commit and the reveal) will never be.
     DELETE FROM history.search_reveals s WHERE s.run_key = v_run.run_key AND s.tenant_key = v_run.tenant_key;
-    INSERT INTO history.run_trace (run_key, entry_kind, detail)
-    VALUES (v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));
+    INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)
+    VALUES (v_run.tenant_key, v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));
 END
 $function$;
 

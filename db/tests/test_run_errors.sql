@@ -1,7 +1,7 @@
 -- Errors about a run name it by history._run_label, never by its token (the
 -- run's credential): unknown and ended runs, through every caller of the lock.
 BEGIN;
-SELECT plan(14);
+SELECT plan(16);
 
 SELECT history.upsert_account('e-bot', 'agent');
 SELECT history.upsert_account('e-ann', 'person');
@@ -58,6 +58,12 @@ SELECT unalike(pg_temp.error_of(format('SELECT history.record_reply(%L, %L, %L, 
                '%' || ended || '%', 'record_reply of an ended run: no token in the error') FROM t_runs;
 SELECT alike(pg_temp.error_of(format('SELECT history.record_reply(%L, %L, %L, %L)', ended, 'e-re', 'here', '2026-02-02')),
             'HS002 | run ' || history._run_label(ended) || ' has ended%', 'record_reply of an ended run: HS002 naming its label')
+  FROM t_runs;
+SELECT alike(pg_temp.error_of(format('SELECT * FROM history.check_delivery(%L)', ended)),
+            'HS002 | run ' || history._run_label(ended) || ' has ended%', 'check_delivery of an ended run: HS002 naming its label')
+  FROM t_runs;
+SELECT alike(pg_temp.error_of(format('SELECT * FROM history.check_delivery(%L)', unknown)),
+            'HS002 | unknown run ' || history._run_label(unknown) || '%', 'check_delivery of an unknown run: HS002 naming its label')
   FROM t_runs;
 -- The label is no capability: no client role may compute it through the schema.
 SELECT ok(NOT has_function_privilege('history_searcher', 'history._run_label(uuid)', 'execute')
