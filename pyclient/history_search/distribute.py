@@ -189,8 +189,6 @@ def distribute(dsn: str) -> Layout:
         layout.distributed, layout.reference = distributed, reference
         if not distributed:
             raise DistributeError(f"no table of schema {SCHEMA} has a {KEY} column: nothing to distribute by")
-        if _owner_logs_in_on_workers(connection):
-            layout.changed.append("role history_owner: LOGIN on the workers")
 
         placed = {t: (kind, colocation) for t, kind, colocation in
                   connection.execute(_PLACED, {"schema": SCHEMA}).fetchall()}
@@ -266,5 +264,9 @@ def distribute(dsn: str) -> Layout:
             if len(failed) == len(pending):
                 raise DistributeError(f"could not create {failed[0][0]} on the workers: {failed[0][1]}")
             pending = [f for f, _ in failed]
+        # Last: the first object of this database that Citus creates on the workers with its owner
+        # re-creates the owner role there as the coordinator has it (NOLOGIN).
+        if _owner_logs_in_on_workers(connection):
+            layout.changed.append("role history_owner: LOGIN on the workers")
         layout.functions = [f for f, _ in _functions(connection)]
         return layout
