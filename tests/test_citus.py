@@ -174,10 +174,8 @@ def test_distribute_refuses_a_worker(citus, migrated):
     assert "is a Citus worker, not the coordinator" in proc.stderr and len(proc.stderr.splitlines()) == 1
 
 
-def test_distribute_is_one_transaction(citus, migrated):
-    """A failure half-way (here: a foreign key that cannot come back) leaves every table local."""
+def test_distribute_refuses_a_reference_table_referring_to_a_distributed_one(migrated):
     with psycopg.connect(migrated, autocommit=True) as c:
-        # A reference-to-distributed foreign key: Citus refuses it, so distribute must refuse before changing anything.
         c.execute("ALTER TABLE history.search_settings ADD COLUMN probe_conversation bigint, "
                   "ADD COLUMN probe_tenant integer, ADD CONSTRAINT probe_fk FOREIGN KEY "
                   "(probe_conversation, probe_tenant) REFERENCES history.conversations")
@@ -187,7 +185,27 @@ def test_distribute_is_one_transaction(citus, migrated):
     with psycopg.connect(migrated, autocommit=True) as c:
         assert c.execute("SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::regclass::text "
                          "LIKE 'history.%'").fetchone() == (0,)
-        assert c.execute("SELECT count(*) FROM pg_constraint WHERE conname = 'probe_fk'").fetchone() == (1,)
+
+
+def test_distribute_is_one_transaction(migrated):
+    """A table Citus refuses half-way (after the foreign keys are dropped and other tables distributed)
+    leaves every table local and every foreign key in place."""
+    with psycopg.connect(migrated, autocommit=True) as c:
+        keys_before = c.execute("SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                                "FROM pg_constraint WHERE contype = 'f' AND connamespace = 'history'::regnamespace "
+                                "ORDER BY 1, 2").fetchall()
+        c.execute("SET ROLE history_owner")
+        # A unique key without the distribution column: Citus refuses to distribute this table.
+        c.execute("CREATE TABLE history.probe_bad (k bigint PRIMARY KEY, tenant_key integer NOT NULL DEFAULT 1)")
+        c.execute("RESET ROLE")
+    with pytest.raises(psycopg.Error, match="partition column|distribution column"):
+        distribute(migrated)
+    with psycopg.connect(migrated, autocommit=True) as c:
+        assert c.execute("SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::regclass::text "
+                         "LIKE 'history.%'").fetchone() == (0,)
+        assert c.execute("SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                         "FROM pg_constraint WHERE contype = 'f' AND connamespace = 'history'::regnamespace "
+                         "ORDER BY 1, 2").fetchall() == keys_before
 
 
 def test_planned_layout_follows_tenant_key(migrated):

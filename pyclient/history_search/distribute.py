@@ -226,14 +226,10 @@ def distribute(dsn: str) -> Layout:
                         layout.changed.append(f"reference table {table}")
                 for table in distributed:
                     if table not in placed:
-                        if table == anchor or not any(t in placed for t in distributed):
-                            colocate = "default" if table == anchor else anchor
-                        else:
-                            colocate = anchor
+                        # The first starts a co-location group of its own; every other one joins it.
                         connection.execute(
                             "SELECT pg_catalog.create_distributed_table(%s, %s, colocate_with => %s)",
-                            (table, KEY, "none" if table == anchor and anchor not in placed else colocate))
-                        placed[table] = ("distributed", None)
+                            (table, KEY, "none" if table == anchor else anchor))
                         layout.changed.append(f"distributed table {table} by {KEY}")
                 for table, name, definition, _referenced in keys:
                     connection.execute(sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {}").format(
