@@ -136,6 +136,11 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
         {t: "reference" for t in all_tables - tenant_tables}
     assert {"history.tenants", "history.accounts", "history.search_settings"} <= all_tables - tenant_tables
     assert colocations == (1,)
+    # ... the group history.conversations started: it was distributed first (its shards have the lowest ids).
+    with psycopg.connect(migrated, autocommit=True) as c:
+        assert c.execute("SELECT s.logicalrelid::regclass::text FROM pg_dist_shard s JOIN pg_dist_partition p "
+                         "USING (logicalrelid) WHERE p.partmethod = 'h' ORDER BY s.shardid LIMIT 1"
+                         ).fetchone() == ("history.conversations",)
     assert spread == {t: 2 for t in all_tables}
     assert undistributed_functions == (0,)
     # The foreign keys were put back as they were.

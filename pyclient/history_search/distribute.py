@@ -5,7 +5,7 @@ layout is derived from the catalog, not from a list:
 
 * a table of schema ``history`` with a ``tenant_key`` column (other than the
   tenants table itself, whose whole primary key it is) is hash-distributed by
-  ``tenant_key``, all of them co-located, so every row of one tenant is on one
+  ``tenant_key``, all co-located with ``history.conversations``, so every row of one tenant is on one
   node and joins and foreign keys on ``(…, tenant_key)`` stay on one shard;
 * every other table of the schema (tenants, accounts, search settings, digest
   keys, locks …) becomes a reference table: a copy on every node;
@@ -199,7 +199,8 @@ def distribute(dsn: str) -> Layout:
             raise DistributeError(
                 "; ".join(wrong) + f" (the rule: a table with {KEY} is distributed by it, every other one is a "
                 "reference table): undo that by hand (undistribute_table) and run distribute again")
-        anchor = distributed[0]
+        # Co-located with the conversations (what every other distributed row hangs off), when there are any.
+        anchor = f"{SCHEMA}.conversations" if f"{SCHEMA}.conversations" in distributed else distributed[0]
         colocations = {placed[t][1] for t in distributed if t in placed}
         if len(colocations) > 1:
             raise DistributeError(f"the distributed tables of schema {SCHEMA} are not all co-located "
@@ -224,7 +225,7 @@ def distribute(dsn: str) -> Layout:
                     if table not in placed:
                         connection.execute("SELECT pg_catalog.create_reference_table(%s)", (table,))
                         layout.changed.append(f"reference table {table}")
-                for table in distributed:
+                for table in sorted(distributed, key=lambda t: t != anchor):
                     if table not in placed:
                         # The first starts a co-location group of its own; every other one joins it.
                         connection.execute(
