@@ -289,3 +289,25 @@ def test_a_turn_on_the_coordinator_sees_what_one_node_sees(distributed):
         expected = _turn(one)
     assert expected["hits"][0], "the single-node turn finds the launch messages"
     assert _turn(distributed) == expected
+
+
+def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):
+    """A SECURITY DEFINER function runs as history_owner, and Citus reaches the workers' shards as the
+    current role: it works because distribute let the owner log in on the workers, and fails without it
+    (as after citus_add_node) until distribute runs again."""
+    def run_status() -> str:
+        with psycopg.connect(distributed, autocommit=True) as c:
+            c.execute("SET ROLE history_runtime")
+            with pytest.raises(psycopg.Error) as raised:  # a multi-shard read of history.runs by token
+                c.execute("SELECT history.run_status('00000000-0000-0000-0000-000000000000')")
+            return str(raised.value)
+
+    assert "unknown run" in run_status()
+    with psycopg.connect(distributed, autocommit=True) as c:
+        c.execute("SELECT run_command_on_workers('SET citus.enable_ddl_propagation = off; "
+                  "ALTER ROLE history_owner NOLOGIN')")
+    assert 'role "history_owner" is not permitted to log in' in run_status()
+    proc = _cli("distribute", "--dsn", distributed)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "distributed: role history_owner: LOGIN on the workers"
+    assert "unknown run" in run_status()
