@@ -87,7 +87,7 @@ _PLACED = """
 SELECT p.logicalrelid::regclass::text,
        CASE WHEN p.partmethod = 'h' THEN 'distributed'
             WHEN p.partmethod = 'n' AND p.repmodel = 't' THEN 'reference'
-            ELSE 'other' END,
+            ELSE 'Citus local' END,
        p.colocationid
   FROM pg_catalog.pg_dist_partition p
   JOIN pg_catalog.pg_class c ON c.oid = p.logicalrelid
@@ -193,7 +193,7 @@ def distribute(dsn: str) -> Layout:
         placed = {t: (kind, colocation) for t, kind, colocation in
                   connection.execute(_PLACED, {"schema": SCHEMA}).fetchall()}
         wrong = sorted(
-            f"{t} is a {placed[t][0]} Citus table" for t in distributed + reference
+            f"{t} is already a {placed[t][0]} table" for t in distributed + reference
             if t in placed and placed[t][0] != ("distributed" if t in distributed else "reference"))
         if wrong:
             raise DistributeError(
