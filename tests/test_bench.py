@@ -128,8 +128,7 @@ def test_bench_smoke(db_dsn, tmp_path, capsys):
 # the problem check_references must report for it (a fault's last statement
 # plants it; a row of another tenant needs a second tenant first).
 _FIRST = "(SELECT min(message_key) FROM history.message_search_documents)"
-_SECOND_TENANT = ("ALTER TABLE history.tenants DROP CONSTRAINT tenants_built_in_only",
-                  "INSERT INTO history.tenants VALUES (2, 'second')")
+_SECOND_TENANT = ("INSERT INTO history.tenants VALUES (2, 'second')",)
 PLANTED_FAULTS: dict[str, str | tuple[str, ...]] = {
     "memberships.conversation_key without conversations":
         "UPDATE history.memberships SET conversation_key = -1 WHERE membership_key = (SELECT min(membership_key) FROM history.memberships)",

@@ -101,6 +101,11 @@ def test_begin_run_and_end_run_for_dbas(db_dsn):
     uuid.UUID(explicit.stdout.strip())
     unknown = hs("begin-run", "--dsn", runtime, "ghost", "team", "alice", "t2", check=False)
     assert_one_line_error(unknown, EXIT_ERROR, "history-search begin-run: [HS003]", "ghost")
+    # --tenant names the ids' tenant: the default tenant's ids are not another's.
+    elsewhere = hs("begin-run", "--dsn", runtime, "agent", "team", "alice", "t2", "--tenant", "nowhere", check=False)
+    assert_one_line_error(elsewhere, EXIT_ERROR, "history-search begin-run: [HS003]", "nowhere")
+    default = hs("begin-run", "--dsn", runtime, "agent", "team", "alice", "t2", "--tenant", "default")
+    uuid.UUID(default.stdout.strip())
     missing = hs("begin-run", "--dsn", runtime, "agent", "team", check=False)
     assert_one_line_error(missing, EXIT_ERROR, "history-search begin-run:", "required")
 

@@ -131,6 +131,47 @@ def test_ingestion_calls_reach_the_server(runtime, world, conn):
                         ).fetchone()[0] == at(12)
 
 
+def test_a_runtime_works_in_its_tenant(connect_as, world, conn, search):
+    """Runtime(tenant=...) names ids of that tenant only; the default tenant is untouched."""
+    runtime_role = connect_as("history_runtime")
+    acme = Runtime(runtime_role, tenant="acme")
+    assert acme.tenant == "acme" and Runtime(runtime_role).tenant == "default"
+    with pytest.raises(NotFound, match="'nowhere'"):
+        Runtime(runtime_role, tenant="nowhere").add_member("team", "alice", at(0))
+    with pytest.raises(InvalidArgument, match="tenant"):
+        Runtime(runtime_role, tenant="no spaces").upsert_account("x", "person")
+    with pytest.raises(InvalidArgument, match="tenant must be a str"):
+        Runtime(runtime_role, tenant=3)  # type: ignore[arg-type]
+    # The same ids as the default tenant's world, other words.
+    acme.upsert_account("agent", "agent", "Acme helper")
+    acme.upsert_account("alice", "person")
+    acme.upsert_account("zed", "person")
+    acme.upsert_conversation("team", "group", "Acme team")
+    for account in ("agent", "alice", "zed"):
+        acme.add_member("team", account, at(-60))
+    acme.post_message("t1", "team", "zed", "acme: the launch is secret", at(1))
+    acme.post_message("t6", "team", "alice", "launch?", at(8))
+    acme.edit_message("t1", "acme: the launch is still secret", at(9))
+    acme.link_identity("proof-1", "alice", "zed", at(-30))
+    acme.revoke_proof("proof-1", at(10))
+    with pytest.raises(NotFound, match="'zed'"):
+        Runtime(runtime_role).post_message("x", "team", "zed", "hi", at(1))
+    with pytest.raises(NotFound, match="'d1'"):
+        acme.delete_message("d1", at(10))
+    # The default tenant's search finds its own t1, never acme's.
+    hits = search.search("launch secret", limit=20).hits
+    assert "t1" in [h.message_id for h in hits] and not any("acme" in h.body for h in hits)
+    # A run begun in acme carries it: the reply goes into acme's team.
+    run = acme.begin_run("agent", "team", "alice", "t6")
+    assert acme.check_delivery(run) == []
+    acme.record_reply(run, "reply", "noted", at(11))
+    assert conn.execute("SELECT t.tenant_id, e.body FROM history.messages m JOIN history.tenants t USING (tenant_key)"
+                        " JOIN history.message_events e ON e.event_key = m.current_event_key"
+                        " WHERE m.message_id IN ('reply', 't1') ORDER BY 1, 2").fetchall() == [
+        ("acme", "acme: the launch is still secret"), ("acme", "noted"), ("default", "the launch is on monday")]
+    assert acme.erase_account("zed", at(12)) == 1
+
+
 def test_begin_run_check_delivery_record_reply_end_run(runtime, world, connect_as, conn):
     run = runtime.begin_run("agent", "team", "alice", "t6", loaded_message_ids=["t4"], audience=None)
     assert isinstance(run, uuid.UUID)
@@ -524,6 +565,9 @@ def test_async_pool(db_dsn, world, run):
             assert result.hits[0].message_id == "t1"
             with pytest.raises(NotFound):
                 await AsyncRuntime(pool).delete_message("nope", at(1))
+            with pytest.raises(NotFound, match="'t1'"):  # t1 is the default tenant's
+                await AsyncRuntime(pool, tenant="acme").upsert_account("agent", "agent")
+                await AsyncRuntime(pool, tenant="acme").delete_message("t1", at(1))
             assert await AsyncRuntime(pool).check_delivery(run) == []
 
     asyncio.run(main())

@@ -37,8 +37,8 @@ from psycopg import sql
 
 from tests.model import delivery, search as msearch
 from tests.harness import call_search
-from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, Link, Post,
-                             RemoveMember, Reply, Revoke, Search, apply, at)
+from tests.model.ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, InTenant, Link,
+                             Post, RemoveMember, Reply, Revoke, Search, apply, at)
 from tests.model.scenarios import Scenario, budget_scenarios, scenarios
 from tests.model.world import World
 
@@ -112,30 +112,36 @@ class SqlSide:
             "SELECT to_jsonb(s) FROM history.search_settings s").fetchone()[0]
         return {k: float(v) for k, v in row.items() if k.endswith("_weight")}
 
-    def world_op(self, op) -> None:
+    def world_op(self, op, tenant: str = "default") -> None:
         c = self.runtime
-        if isinstance(op, Account):
-            c.execute("SELECT history.upsert_account(%s, %s)", (op.account_id, op.kind))
+        if isinstance(op, InTenant):
+            self.world_op(op.op, op.tenant)
+        elif isinstance(op, Account):
+            c.execute("SELECT history.upsert_account(%s, %s, p_tenant => %s)", (op.account_id, op.kind, tenant))
         elif isinstance(op, Conversation):
-            c.execute("SELECT history.upsert_conversation(%s, %s)", (op.conversation_id, op.kind))
+            c.execute("SELECT history.upsert_conversation(%s, %s, p_tenant => %s)",
+                      (op.conversation_id, op.kind, tenant))
         elif isinstance(op, AddMember):
-            c.execute("SELECT history.add_member(%s, %s, %s)", (op.conversation_id, op.account_id, at(op.since)))
+            c.execute("SELECT history.add_member(%s, %s, %s, %s)",
+                      (op.conversation_id, op.account_id, at(op.since), tenant))
         elif isinstance(op, RemoveMember):
-            c.execute("SELECT history.remove_member(%s, %s, %s)", (op.conversation_id, op.account_id, at(op.until)))
+            c.execute("SELECT history.remove_member(%s, %s, %s, %s)",
+                      (op.conversation_id, op.account_id, at(op.until), tenant))
         elif isinstance(op, Post):
-            c.execute("SELECT history.post_message(%s, %s, %s, %s, %s, %s)",
-                      (op.message_id, op.conversation_id, op.author_id, op.body, at(op.sent_at), list(op.sources)))
+            c.execute("SELECT history.post_message(%s, %s, %s, %s, %s, %s, %s)",
+                      (op.message_id, op.conversation_id, op.author_id, op.body, at(op.sent_at), list(op.sources),
+                       tenant))
         elif isinstance(op, Edit):
-            c.execute("SELECT history.edit_message(%s, %s, %s)", (op.message_id, op.body, at(op.at)))
+            c.execute("SELECT history.edit_message(%s, %s, %s, %s)", (op.message_id, op.body, at(op.at), tenant))
         elif isinstance(op, Delete):
-            c.execute("SELECT history.delete_message(%s, %s)", (op.message_id, at(op.at)))
+            c.execute("SELECT history.delete_message(%s, %s, %s)", (op.message_id, at(op.at), tenant))
         elif isinstance(op, Erase):
-            c.execute("SELECT history.erase_account(%s, %s)", (op.account_id, at(op.at)))
+            c.execute("SELECT history.erase_account(%s, %s, %s)", (op.account_id, at(op.at), tenant))
         elif isinstance(op, Link):
-            c.execute("SELECT history.link_identity(%s, %s, %s, %s)",
-                      (op.proof_id, op.account_a, op.account_b, at(op.verified_at)))
+            c.execute("SELECT history.link_identity(%s, %s, %s, %s, %s)",
+                      (op.proof_id, op.account_a, op.account_b, at(op.verified_at), tenant))
         elif isinstance(op, Revoke):
-            c.execute("SELECT history.revoke_proof(%s, %s)", (op.proof_id, at(op.at)))
+            c.execute("SELECT history.revoke_proof(%s, %s, %s)", (op.proof_id, at(op.at), tenant))
         elif isinstance(op, Begin):
             self.tokens[op.run] = c.execute(
                 "SELECT history.begin_run(%s, %s, %s, %s, %s, %s)",
@@ -279,7 +285,7 @@ def side(pg_server, template_db):
         pg_server.drop_database(name)
 
 
-WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke, End)
+WORLD_BATCH = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke, End, InTenant)
 
 
 def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:
@@ -379,6 +385,8 @@ def run_scenario(side: SqlSide, scenario: Scenario) -> dict[int, Any]:
             # consecutive world operations go in one pipeline: each must succeed
             batch.append(op)
             if step + 1 == len(scenario.ops) or not isinstance(scenario.ops[step + 1], WORLD_BATCH):
+                if any(isinstance(b, InTenant) for b in batch):
+                    event("another tenant written")
                 with side.runtime.pipeline():
                     for b in batch:
                         side.world_op(b)
@@ -464,12 +472,43 @@ AUDIENCE_OUTSIDER = Scenario('default', (
 ))
 
 
+# Another tenant with the same ids: its c0 holds the searched word, everyone is
+# a member of everything there, and its p0 is an agent; the default tenant's
+# run must find nothing of it, its delivery check must not see it, and the
+# other tenant's erasure of p0 must leave the default tenant's p0 alone.
+TENANT_OVERLAP = Scenario('exact', (
+    Account(account_id='p0', kind='person'), Account(account_id='p1', kind='person'),
+    Account(account_id='a0', kind='agent'),
+    Conversation(conversation_id='c0', kind='group'),
+    AddMember(conversation_id='c0', account_id='a0', since=0), AddMember(conversation_id='c0', account_id='p0', since=0),
+    Post(message_id='m00', conversation_id='c0', author_id='p0', body='river stone', sent_at=5, sources=()),
+    Post(message_id='m01', conversation_id='c0', author_id='p0', body='zebra', sent_at=9, sources=()),
+    InTenant('t2', Account(account_id='p0', kind='agent')), InTenant('t2', Account(account_id='p1', kind='person')),
+    InTenant('t2', Account(account_id='a0', kind='agent')),
+    InTenant('t2', Conversation(conversation_id='c0', kind='group')),
+    InTenant('t2', AddMember(conversation_id='c0', account_id='a0', since=0)),
+    InTenant('t2', AddMember(conversation_id='c0', account_id='p1', since=0)),
+    InTenant('t2', Post(message_id='m00', conversation_id='c0', author_id='p1', body='river river lamp', sent_at=6,
+                        sources=())),
+    InTenant('t2', Post(message_id='m02', conversation_id='c0', author_id='p1', body='river', sent_at=7, sources=())),
+    Begin(run='r0', agent_id='a0', conversation_id='c0', requester_id='p0', current_message_id='m01',
+          loaded_message_ids=(), audience=None),
+    Search(run='r0', query='river lamp', speaker='anyone', after=None, before=None, limit=8),
+    InTenant('t2', Erase(account_id='p0', at=10)),
+    InTenant('t2', Delete(message_id='m02', at=10)),
+    Search(run='r0', query='river', speaker='anyone', after=None, before=None, limit=8),
+    Check(run='r0'),
+    Reply(run='r0', message_id='m02', body='reply river', sent_at=11),
+))
+
+
 # Three times the profile's examples: "ci" (100) runs 300 worlds, "deep" (1000) runs 3000.
 @settings(max_examples=3 * settings.default.max_examples)
 @given(scenario=scenarios())
 @example(scenario=LINEAGE_LEAK)
 @example(scenario=ENDED_AND_BAD_LIMIT)
 @example(scenario=AUDIENCE_OUTSIDER)
+@example(scenario=TENANT_OVERLAP)
 def test_search_matches_model(side, scenario):
     run_scenario(side, scenario)
 

@@ -51,6 +51,24 @@ def test_reworked_change_gets_its_own_id_and_tagged_scripts(tmp_path):
     assert plan.changes[2].requires == ("f",)
 
 
+def test_a_reworked_instance_takes_the_script_of_the_tag_whose_file_exists(tmp_path):
+    # sqitch rework names the copy after the newest tag; sqitch then finds it by
+    # trying each tag between the instance and its rework, in plan order.
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "f@v2.sql").write_text("-- f as released\n")
+    plan = write_plan(tmp_path, f"""\
+        f {WHO}
+        @v1 {WHO}
+        g {WHO}
+        @v2 {WHO}
+        f [f@v2] {WHO} # reworked after v2
+        h {WHO}
+        @v3 {WHO}
+        h [h@v3] {WHO} # no file yet: the first tag
+        """)
+    assert [c.script for c in plan.changes] == ["f@v2", "g", "f", "h@v3", "h"]
+
+
 @pytest.mark.parametrize(
     "body, message",
     [

@@ -187,6 +187,12 @@ def assert_upgraded(dsn: str, fresh_schema: str, before: dict, counts: dict) -> 
             "SELECT count(*) FROM history.search_audit WHERE run_token_sha256 = encode(sha256(convert_to(%s, 'UTF8')), 'hex')",
             (str(before["run"]),)).fetchone()
         assert audited == (1,), "the search made before the upgrade is still audited"
+        # Every row of the release is the default tenant's; a new tenant reuses its ids beside them.
+        assert c.execute("SELECT array_agg(DISTINCT tenant_key) FROM (SELECT tenant_key FROM history.accounts UNION ALL"
+                         " SELECT tenant_key FROM history.identity_proofs UNION ALL"
+                         " SELECT tenant_key FROM history.messages) k").fetchone() == ([1],)
+        c.execute("SELECT history.upsert_account('alice', 'person', NULL, 'acme')")
+        assert c.execute("SELECT count(*) FROM history.accounts WHERE account_id = 'alice'").fetchone() == (2,)
 
 
 def deploy_with_its_own_migrate(tree: Path, dsn: str) -> subprocess.CompletedProcess[str]:
@@ -354,8 +360,15 @@ def test_check_passes_a_fresh_install(db_dsn):
 
 
 @pytest.mark.parametrize("tamper, named", [
-    ("ALTER FUNCTION history.post_message(text, text, text, text, timestamptz, text[]) OWNER TO postgres",
-     "function history.post_message(text,text,text,text,timestamp with time zone,text[]) is owned by postgres"),
+    ("ALTER FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text) OWNER TO postgres",
+     "function history.post_message(text,text,text,text,timestamp with time zone,text[],text) is owned by postgres"),
+    # the signature before p_tenant, left beside today's: calls without a tenant would be ambiguous
+    ("SET ROLE history_owner; CREATE FUNCTION history.upsert_account(text, text, text) RETURNS void"
+     " LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, history, pg_temp SET extra_float_digits = 1"
+     " SET DateStyle = 'ISO, MDY' SET IntervalStyle = postgres SET TimeZone = 'UTC'"
+     " SET standard_conforming_strings = on AS 'SELECT';"
+     " REVOKE ALL ON FUNCTION history.upsert_account(text, text, text) FROM PUBLIC; RESET ROLE",
+     "function history.upsert_account has 2 signatures"),
     ("ALTER FUNCTION history.end_run(uuid) RESET search_path",
      "SECURITY DEFINER function history.end_run(uuid) does not pin search_path"),
     ("GRANT EXECUTE ON FUNCTION history._require_id(text, text) TO PUBLIC",

@@ -1,7 +1,11 @@
 -- Deploy history-search:_message_key to pg
 -- The function lives in db/functions/_message_key.sql.
+-- Reworked after v0.2.0: Tenants: names ids within a tenant (p_tenant, the default tenant when omitted)
 BEGIN;
 SET LOCAL ROLE history_owner;
+
+-- The signature gained p_tenant: no overload of the old one may remain.
+DROP FUNCTION history._message_key(text, text);
 
 \ir ../functions/_message_key.sql
 

@@ -1,7 +1,11 @@
 -- Deploy history-search:post_message to pg
 -- The function lives in db/functions/post_message.sql.
+-- Reworked after v0.2.0: Tenants: names ids within a tenant (p_tenant, the default tenant when omitted)
 BEGIN;
 SET LOCAL ROLE history_owner;
+
+-- The signature gained p_tenant: no overload of the old one may remain.
+DROP FUNCTION history.post_message(text, text, text, text, timestamptz, text[]);
 
 \ir ../functions/post_message.sql
 

@@ -1,10 +1,12 @@
 -- _query_languages: the text search configurations a query is analysed with:
 -- the default language (search_settings.text_search_config) first, then every
--- other language a conversation is analysed in (docs/text-analysis.md). A
+-- other language a conversation of the tenant is analysed in (docs/text-analysis.md). A
 -- query then matches each conversation's documents in that conversation's
 -- language. The list depends on conversations only, never on messages.
--- A loose scan of conversations_language_idx: one probe per language.
-CREATE OR REPLACE FUNCTION history._query_languages()
+-- A loose scan of conversations_tenant_language_idx: one probe per language.
+-- Another tenant's languages never change how this tenant's names are read
+-- (no argument: the default tenant, key 1).
+CREATE OR REPLACE FUNCTION history._query_languages(p_tenant_key integer DEFAULT 1)
 RETURNS regconfig[]
 LANGUAGE plpgsql
 STABLE PARALLEL SAFE
@@ -13,9 +15,9 @@ AS $function$
 BEGIN
     RETURN (
         WITH RECURSIVE used(language) AS (
-            SELECT min(c.language::oid) FROM history.conversations c
+            SELECT min(c.language::oid) FROM history.conversations c WHERE c.tenant_key = p_tenant_key
             UNION ALL
-            SELECT (SELECT min(c.language::oid) FROM history.conversations c WHERE c.language::oid > u.language)
+            SELECT (SELECT min(c.language::oid) FROM history.conversations c WHERE c.tenant_key = p_tenant_key AND c.language::oid > u.language)
               FROM used u WHERE u.language IS NOT NULL
         )
         SELECT s.text_search_config || coalesce(array_agg(u.language::regconfig ORDER BY u.language)
@@ -26,6 +28,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._query_languages() IS
-    'Internal: the default language, then every other language of a conversation (what a query is analysed with)';
-REVOKE ALL ON FUNCTION history._query_languages() FROM PUBLIC;
+COMMENT ON FUNCTION history._query_languages(integer) IS
+    'Internal: the default language, then every other language of one tenant''s conversations (what a query is analysed with)';
+REVOKE ALL ON FUNCTION history._query_languages(integer) FROM PUBLIC;

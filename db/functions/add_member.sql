@@ -4,7 +4,8 @@
 CREATE OR REPLACE FUNCTION history.add_member(
     p_conversation_id text,
     p_account_id      text,
-    p_since           timestamptz
+    p_since           timestamptz,
+    p_tenant          text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -17,8 +18,9 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id);
-    v_account      bigint := history._account_key('p_account_id', p_account_id);
+    v_tenant       integer := history._tenant_key(p_tenant);
+    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id, v_tenant);
+    v_account      bigint := history._account_key('p_account_id', p_account_id, v_tenant);
     v_kind         text;
     v_open_since   timestamptz;
     v_last_until   timestamptz;
@@ -56,12 +58,12 @@ BEGIN
             USING ERRCODE = 'HS004';
     END IF;
 
-    INSERT INTO history.memberships (conversation_key, account_key, since)
-    VALUES (v_conversation, v_account, p_since);
+    INSERT INTO history.memberships (tenant_key, conversation_key, account_key, since)
+    VALUES (v_tenant, v_conversation, v_account, p_since);
 END
 $function$;
 
-COMMENT ON FUNCTION history.add_member(text, text, timestamptz) IS
+COMMENT ON FUNCTION history.add_member(text, text, timestamptz, text) IS
     'Open a membership [p_since, ...); idempotent for the same open membership, HS004 on conflict';
-REVOKE ALL ON FUNCTION history.add_member(text, text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.add_member(text, text, timestamptz) TO history_runtime;
+REVOKE ALL ON FUNCTION history.add_member(text, text, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.add_member(text, text, timestamptz, text) TO history_runtime;

@@ -7,7 +7,8 @@ CREATE OR REPLACE FUNCTION history.begin_run(
     p_requester_id       text,
     p_current_message_id text,
     p_loaded_message_ids text[] DEFAULT '{}',
-    p_audience           text[] DEFAULT NULL
+    p_audience           text[] DEFAULT NULL,
+    p_tenant             text DEFAULT 'default'
 ) RETURNS uuid
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -20,10 +21,12 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_agent        bigint := history._account_key('p_agent_id', p_agent_id);
-    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id);
-    v_requester    bigint := history._account_key('p_requester_id', p_requester_id);
-    v_current      bigint := history._message_key('p_current_message_id', p_current_message_id);
+    -- The run carries this tenant: every id it names, and all it later sees, are the tenant's.
+    v_tenant       integer := history._tenant_key(p_tenant);
+    v_agent        bigint := history._account_key('p_agent_id', p_agent_id, v_tenant);
+    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id, v_tenant);
+    v_requester    bigint := history._account_key('p_requester_id', p_requester_id, v_tenant);
+    v_current      bigint := history._message_key('p_current_message_id', p_current_message_id, v_tenant);
     v_loaded       bigint[];
     v_explicit     bigint[];
     v_run          history.runs;
@@ -35,21 +38,21 @@ BEGIN
         RAISE EXCEPTION 'p_loaded_message_ids must be an array, got NULL'
             USING ERRCODE = 'HS001', HINT = 'Pass ''{}'' when nothing is loaded.';
     END IF;
-    SELECT coalesce(array_agg(DISTINCT history._message_key('p_loaded_message_ids', id)), '{}')
+    SELECT coalesce(array_agg(DISTINCT history._message_key('p_loaded_message_ids', id, v_tenant)), '{}')
       INTO v_loaded FROM unnest(p_loaded_message_ids) id;
     IF p_audience IS NOT NULL THEN
-        SELECT coalesce(array_agg(DISTINCT history._account_key('p_audience', id)), '{}')
+        SELECT coalesce(array_agg(DISTINCT history._account_key('p_audience', id, v_tenant)), '{}')
           INTO v_explicit FROM unnest(p_audience) id;
     END IF;
 
-    INSERT INTO history.runs (agent_key, conversation_key, requester_key, current_message_key,
+    INSERT INTO history.runs (tenant_key, agent_key, conversation_key, requester_key, current_message_key,
                               loaded_message_keys, explicit_audience_keys, audience_keys)
-    VALUES (v_agent, v_conversation, v_requester, v_current, v_loaded, v_explicit,
+    VALUES (v_tenant, v_agent, v_conversation, v_requester, v_current, v_loaded, v_explicit,
             coalesce(v_explicit, history._default_audience(v_conversation, v_agent, pg_catalog.now())))
     RETURNING * INTO v_run;
 
-    INSERT INTO history.run_trace (run_key, entry_kind, detail)
-    VALUES (v_run.run_key, 'begin',
+    INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)
+    VALUES (v_tenant, v_run.run_key, 'begin',
             jsonb_build_object('audience', CASE WHEN v_explicit IS NULL THEN 'default' ELSE 'explicit' END,
                                'audience_size', cardinality(v_run.audience_keys),
                                'loaded_messages', cardinality(v_loaded)));
@@ -57,7 +60,7 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history.begin_run(text, text, text, text, text[], text[]) IS
+COMMENT ON FUNCTION history.begin_run(text, text, text, text, text[], text[], text) IS
     'Begin an agent turn (agent, destination, requester, current and loaded messages, audience); returns the run token';
-REVOKE ALL ON FUNCTION history.begin_run(text, text, text, text, text[], text[]) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.begin_run(text, text, text, text, text[], text[]) TO history_runtime;
+REVOKE ALL ON FUNCTION history.begin_run(text, text, text, text, text[], text[], text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.begin_run(text, text, text, text, text[], text[], text) TO history_runtime;

@@ -3,7 +3,8 @@
 CREATE OR REPLACE FUNCTION history.edit_message(
     p_message_id text,
     p_body       text,
-    p_at         timestamptz
+    p_at         timestamptz,
+    p_tenant     text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -16,22 +17,23 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_message bigint := history._message_key('p_message_id', p_message_id);
+    v_tenant  integer := history._tenant_key(p_tenant);
+    v_message bigint := history._message_key('p_message_id', p_message_id, v_tenant);
     v_event   bigint;
 BEGIN
     PERFORM history._require_time('p_at', p_at);
     PERFORM history._require_body(p_body, p_message_id);
     PERFORM history._require_alive(v_message, p_message_id);
 
-    INSERT INTO history.message_events (message_key, event_kind, body, occurred_at)
-    VALUES (v_message, 'edited', p_body, p_at)
+    INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at)
+    VALUES (v_tenant, v_message, 'edited', p_body, p_at)
     RETURNING event_key INTO v_event;
     UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message;
     PERFORM history._index_message(v_message, p_body);
 END
 $function$;
 
-COMMENT ON FUNCTION history.edit_message(text, text, timestamptz) IS
+COMMENT ON FUNCTION history.edit_message(text, text, timestamptz, text) IS
     'Replace a live message''s text (an edited event); HS003 unknown, HS004 deleted';
-REVOKE ALL ON FUNCTION history.edit_message(text, text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.edit_message(text, text, timestamptz) TO history_runtime;
+REVOKE ALL ON FUNCTION history.edit_message(text, text, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.edit_message(text, text, timestamptz, text) TO history_runtime;

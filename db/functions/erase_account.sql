@@ -8,7 +8,7 @@
 -- finds no text and erases nothing); every call is logged in
 -- history.account_erasures (account, time, who asked, how many). Returns how
 -- many messages lost text in this call. HS003 for an unknown account.
-CREATE OR REPLACE FUNCTION history.erase_account(p_account_id text, p_at timestamptz)
+CREATE OR REPLACE FUNCTION history.erase_account(p_account_id text, p_at timestamptz, p_tenant text DEFAULT 'default')
 RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -21,7 +21,8 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_account  bigint := history._account_key('p_account_id', p_account_id);
+    v_tenant   integer := history._tenant_key(p_tenant);
+    v_account  bigint := history._account_key('p_account_id', p_account_id, v_tenant);
     v_touched  bigint[];
     v_again    bigint[];
     v_events   integer;
@@ -57,8 +58,8 @@ BEGIN
          ORDER BY m.message_key
            FOR NO KEY UPDATE OF m
     ), deleted AS (
-        INSERT INTO history.message_events (message_key, event_kind, body, occurred_at, erased_at)
-        SELECT a.message_key, 'deleted', NULL, p_at, p_at FROM alive a
+        INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at, erased_at)
+        SELECT v_tenant, a.message_key, 'deleted', NULL, p_at, p_at FROM alive a
         RETURNING message_key, event_key
     )
     UPDATE history.messages m SET current_event_key = d.event_key
@@ -82,13 +83,13 @@ BEGIN
 
     SELECT count(*) INTO v_messages
       FROM (SELECT unnest(v_touched) UNION SELECT unnest(v_again)) t;
-    INSERT INTO history.account_erasures (account_key, erased_at, messages_erased, events_erased)
-    VALUES (v_account, p_at, v_messages, v_events + v_events2);
+    INSERT INTO history.account_erasures (tenant_key, account_key, erased_at, messages_erased, events_erased)
+    VALUES (v_tenant, v_account, p_at, v_messages, v_events + v_events2);
     RETURN v_messages;
 END
 $function$;
 
-COMMENT ON FUNCTION history.erase_account(text, timestamptz) IS
+COMMENT ON FUNCTION history.erase_account(text, timestamptz, text) IS
     'Erase every text an account wrote (bodies, projection, name); its messages stay as deleted placeholders; logged; HS003 unknown';
-REVOKE ALL ON FUNCTION history.erase_account(text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.erase_account(text, timestamptz) TO history_runtime;
+REVOKE ALL ON FUNCTION history.erase_account(text, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.erase_account(text, timestamptz, text) TO history_runtime;

@@ -6,7 +6,8 @@ CREATE OR REPLACE FUNCTION history.link_identity(
     p_proof_id    text,
     p_account_a   text,
     p_account_b   text,
-    p_verified_at timestamptz
+    p_verified_at timestamptz,
+    p_tenant      text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -19,8 +20,10 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_a        bigint := history._account_key('p_account_a', p_account_a);
-    v_b        bigint := history._account_key('p_account_b', p_account_b);
+    v_tenant   integer := history._tenant_key(p_tenant);
+    -- Both accounts in the one tenant: a proof never joins two tenants.
+    v_a        bigint := history._account_key('p_account_a', p_account_a, v_tenant);
+    v_b        bigint := history._account_key('p_account_b', p_account_b, v_tenant);
     v_existing history.identity_proofs;
 BEGIN
     PERFORM history._require_id('p_proof_id', p_proof_id);
@@ -47,7 +50,7 @@ BEGIN
             HINT = 'INSERT INTO history.write_locks VALUES (''identity_proofs'') as the owner.';
     END IF;
 
-    SELECT * INTO v_existing FROM history.identity_proofs p WHERE p.proof_id = p_proof_id;
+    SELECT * INTO v_existing FROM history.identity_proofs p WHERE p.proof_id = p_proof_id AND p.tenant_key = v_tenant;
     IF FOUND THEN
         IF least(v_existing.account_a_key, v_existing.account_b_key) = least(v_a, v_b)
            AND greatest(v_existing.account_a_key, v_existing.account_b_key) = greatest(v_a, v_b)
@@ -58,13 +61,13 @@ BEGIN
             USING ERRCODE = 'HS004';
     END IF;
 
-    INSERT INTO history.identity_proofs (proof_id, account_a_key, account_b_key, verified_at)
-    VALUES (p_proof_id, v_a, v_b, p_verified_at);
+    INSERT INTO history.identity_proofs (tenant_key, proof_id, account_a_key, account_b_key, verified_at)
+    VALUES (v_tenant, p_proof_id, v_a, v_b, p_verified_at);
     PERFORM history._recompute_components(ARRAY[v_a]);
 END
 $function$;
 
-COMMENT ON FUNCTION history.link_identity(text, text, text, timestamptz) IS
+COMMENT ON FUNCTION history.link_identity(text, text, text, timestamptz, text) IS
     'Record an identity proof linking two person accounts (counts until revoked); HS001 for an agent, HS004 for a conflicting proof id';
-REVOKE ALL ON FUNCTION history.link_identity(text, text, text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.link_identity(text, text, text, timestamptz) TO history_runtime;
+REVOKE ALL ON FUNCTION history.link_identity(text, text, text, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.link_identity(text, text, text, timestamptz, text) TO history_runtime;

@@ -7,7 +7,8 @@ CREATE OR REPLACE FUNCTION history.post_message(
     p_author_id       text,
     p_body            text,
     p_sent_at         timestamptz,
-    p_sources         text[] DEFAULT '{}'
+    p_sources         text[] DEFAULT '{}',
+    p_tenant          text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -20,8 +21,9 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id);
-    v_author       bigint := history._account_key('p_author_id', p_author_id);
+    v_tenant       integer := history._tenant_key(p_tenant);
+    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id, v_tenant);
+    v_author       bigint := history._account_key('p_author_id', p_author_id, v_tenant);
     v_source_ids   text[];
     v_source_keys  bigint[];
     v_message      bigint;
@@ -40,7 +42,7 @@ BEGIN
     IF p_message_id = ANY (v_source_ids) THEN
         RAISE EXCEPTION 'message % cannot be its own source', quote_literal(p_message_id) USING ERRCODE = 'HS001';
     END IF;
-    SELECT coalesce(array_agg(history._message_key('p_sources', s) ORDER BY s), '{}')
+    SELECT coalesce(array_agg(history._message_key('p_sources', s, v_tenant) ORDER BY s), '{}')
       INTO v_source_keys FROM unnest(v_source_ids) s;
 
     SELECT m.message_key, m.conversation_key, m.author_key, m.sent_at,
@@ -50,7 +52,7 @@ BEGIN
               FROM history.message_sources ms JOIN history.messages src ON src.message_key = ms.source_key
              WHERE ms.message_key = m.message_key) AS source_ids
       INTO v_existing
-      FROM history.messages m WHERE m.message_id = p_message_id;
+      FROM history.messages m WHERE m.message_id = p_message_id AND m.tenant_key = v_tenant;
     IF FOUND THEN
         IF v_existing.conversation_key = v_conversation AND v_existing.author_key = v_author
            AND v_existing.sent_at = p_sent_at AND v_existing.created_body = p_body
@@ -62,25 +64,25 @@ BEGIN
                   DETAIL = 'Conversation, author, created text, sent_at and sources must all be identical to re-post.';
     END IF;
 
-    INSERT INTO history.messages (message_id, conversation_key, author_key, sent_at, current_event_key)
-    VALUES (p_message_id, v_conversation, v_author, p_sent_at, 0)
+    INSERT INTO history.messages (tenant_key, message_id, conversation_key, author_key, sent_at, current_event_key)
+    VALUES (v_tenant, p_message_id, v_conversation, v_author, p_sent_at, 0)
     ON CONFLICT (message_id, tenant_key) DO NOTHING
     RETURNING message_key INTO v_message;
     IF v_message IS NULL THEN
         RAISE EXCEPTION 'message % is being posted concurrently', quote_literal(p_message_id)
             USING ERRCODE = 'HS004', HINT = 'Retry: the repeat is idempotent if the content is the same.';
     END IF;
-    INSERT INTO history.message_events (message_key, event_kind, body, occurred_at)
-    VALUES (v_message, 'created', p_body, p_sent_at)
+    INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at)
+    VALUES (v_tenant, v_message, 'created', p_body, p_sent_at)
     RETURNING event_key INTO v_event;
     UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message;
 
     IF cardinality(v_source_keys) > 0 THEN
-        INSERT INTO history.message_sources (message_key, source_key)
-        SELECT v_message, s FROM unnest(v_source_keys) s;
+        INSERT INTO history.message_sources (tenant_key, message_key, source_key)
+        SELECT v_tenant, v_message, s FROM unnest(v_source_keys) s;
         -- Closure: the sources and everything they derive from.
-        INSERT INTO history.message_lineage (message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at)
-        SELECT v_message, a.ancestor_key, a.conversation_key, a.sent_at
+        INSERT INTO history.message_lineage (tenant_key, message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at)
+        SELECT v_tenant, v_message, a.ancestor_key, a.conversation_key, a.sent_at
           FROM (SELECT src.message_key AS ancestor_key, src.conversation_key, src.sent_at
                   FROM history.messages src WHERE src.message_key = ANY (v_source_keys)
                 UNION
@@ -88,15 +90,15 @@ BEGIN
                   FROM history.message_lineage l WHERE l.message_key = ANY (v_source_keys)) a;
     END IF;
 
-    INSERT INTO history.conversation_authors (conversation_key, author_key)
-    VALUES (v_conversation, v_author)
+    INSERT INTO history.conversation_authors (tenant_key, conversation_key, author_key)
+    VALUES (v_tenant, v_conversation, v_author)
     ON CONFLICT DO NOTHING;
 
     PERFORM history._index_message(v_message, p_body);
 END
 $function$;
 
-COMMENT ON FUNCTION history.post_message(text, text, text, text, timestamptz, text[]) IS
+COMMENT ON FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text) IS
     'Record a message with its lineage (p_sources); idempotent for an identical re-post, HS004 otherwise';
-REVOKE ALL ON FUNCTION history.post_message(text, text, text, text, timestamptz, text[]) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.post_message(text, text, text, text, timestamptz, text[]) TO history_runtime;
+REVOKE ALL ON FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text) TO history_runtime;

@@ -47,16 +47,18 @@ BEGIN
     SELECT coalesce(array_agg(m.message_id ORDER BY m.message_id), '{}') INTO v_sources
       FROM history.run_evidence ev JOIN history.messages m ON m.message_key = ev.message_key
      WHERE ev.run_key = v_run.run_key;
+    -- The reply goes into the run's tenant, whose ids p_message_id and the sources are.
     PERFORM history.post_message(
         p_message_id,
         (SELECT c.conversation_id FROM history.conversations c WHERE c.conversation_key = v_run.conversation_key),
         (SELECT a.account_id FROM history.accounts a WHERE a.account_key = v_run.agent_key),
-        p_body, p_sent_at, v_sources);
+        p_body, p_sent_at, v_sources,
+        (SELECT t.tenant_id FROM history.tenants t WHERE t.tenant_key = v_run.tenant_key));
 
     UPDATE history.runs SET ended_at = pg_catalog.now() WHERE run_key = v_run.run_key;
-    INSERT INTO history.run_trace (run_key, entry_kind, detail)
-    VALUES (v_run.run_key, 'delivery', jsonb_build_object('reply_message_id', p_message_id, 'sources', cardinality(v_sources))),
-           (v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));
+    INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)
+    VALUES (v_run.tenant_key, v_run.run_key, 'delivery', jsonb_build_object('reply_message_id', p_message_id, 'sources', cardinality(v_sources))),
+           (v_run.tenant_key, v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));
 END
 $function$;
 

@@ -3,7 +3,8 @@
 CREATE OR REPLACE FUNCTION history.remove_member(
     p_conversation_id text,
     p_account_id      text,
-    p_until           timestamptz
+    p_until           timestamptz,
+    p_tenant          text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -16,8 +17,9 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id);
-    v_account      bigint := history._account_key('p_account_id', p_account_id);
+    v_tenant       integer := history._tenant_key(p_tenant);
+    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id, v_tenant);
+    v_account      bigint := history._account_key('p_account_id', p_account_id, v_tenant);
     v_membership   bigint;
     v_since        timestamptz;
 BEGIN
@@ -47,7 +49,7 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history.remove_member(text, text, timestamptz) IS
+COMMENT ON FUNCTION history.remove_member(text, text, timestamptz, text) IS
     'Close the open membership at p_until; HS004 when none is open (unless repeating the last removal)';
-REVOKE ALL ON FUNCTION history.remove_member(text, text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.remove_member(text, text, timestamptz) TO history_runtime;
+REVOKE ALL ON FUNCTION history.remove_member(text, text, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.remove_member(text, text, timestamptz, text) TO history_runtime;

@@ -3,7 +3,8 @@
 -- Repeating the recorded revocation is a no-op; any other on a revoked proof is HS004.
 CREATE OR REPLACE FUNCTION history.revoke_proof(
     p_proof_id text,
-    p_at       timestamptz
+    p_at       timestamptz,
+    p_tenant   text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -16,7 +17,8 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_proof history.identity_proofs;
+    v_proof  history.identity_proofs;
+    v_tenant integer := history._tenant_key(p_tenant);
 BEGIN
     PERFORM history._require_id('p_proof_id', p_proof_id);
     PERFORM history._require_time('p_at', p_at);
@@ -28,9 +30,10 @@ BEGIN
             HINT = 'INSERT INTO history.write_locks VALUES (''identity_proofs'') as the owner.';
     END IF;
 
-    SELECT * INTO v_proof FROM history.identity_proofs p WHERE p.proof_id = p_proof_id FOR UPDATE;
+    SELECT * INTO v_proof FROM history.identity_proofs p WHERE p.proof_id = p_proof_id AND p.tenant_key = v_tenant FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown proof %', quote_literal(p_proof_id) USING ERRCODE = 'HS003';
+        RAISE EXCEPTION 'unknown proof %', quote_literal(p_proof_id)
+            USING ERRCODE = 'HS003', DETAIL = pg_catalog.format('p_proof_id names no proof of tenant %s.', quote_literal(p_tenant));
     END IF;
     IF v_proof.revoked_at IS NOT NULL THEN
         IF v_proof.revoked_at = p_at THEN
@@ -47,7 +50,7 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history.revoke_proof(text, timestamptz) IS
+COMMENT ON FUNCTION history.revoke_proof(text, timestamptz, text) IS
     'Revoke an identity proof (the link stops counting); HS003 unknown, HS004 already revoked differently';
-REVOKE ALL ON FUNCTION history.revoke_proof(text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.revoke_proof(text, timestamptz) TO history_runtime;
+REVOKE ALL ON FUNCTION history.revoke_proof(text, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.revoke_proof(text, timestamptz, text) TO history_runtime;

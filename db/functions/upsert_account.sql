@@ -4,7 +4,8 @@
 CREATE OR REPLACE FUNCTION history.upsert_account(
     p_account_id   text,
     p_kind         text,
-    p_display_name text DEFAULT NULL
+    p_display_name text DEFAULT NULL,
+    p_tenant       text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -19,27 +20,32 @@ AS $function$
 DECLARE
     v_kind text;
     v_key  bigint;
+    v_tenant integer;
 BEGIN
     PERFORM history._require_id('p_account_id', p_account_id);
     IF p_kind IS NULL OR p_kind NOT IN ('person', 'agent') THEN
         RAISE EXCEPTION 'invalid account kind: %', coalesce(quote_literal(p_kind), 'NULL')
             USING ERRCODE = 'HS001', HINT = 'p_kind is ''person'' or ''agent''.';
     END IF;
+    -- The first upsert naming a tenant creates it (after the input checks, so bad input creates nothing).
+    v_tenant := history._tenant_key(p_tenant, true);
 
-    SELECT a.kind INTO v_kind FROM history.accounts a WHERE a.account_id = p_account_id FOR UPDATE;
+    SELECT a.kind INTO v_kind FROM history.accounts a
+     WHERE a.account_id = p_account_id AND a.tenant_key = v_tenant FOR UPDATE;
     IF NOT FOUND THEN
         -- A new account is its own identity component.
-        INSERT INTO history.accounts (account_key, account_id, kind, display_name, component_key)
-        SELECT k, p_account_id, p_kind, p_display_name, k
+        INSERT INTO history.accounts (account_key, tenant_key, account_id, kind, display_name, component_key)
+        SELECT k, v_tenant, p_account_id, p_kind, p_display_name, k
           FROM nextval(pg_get_serial_sequence('history.accounts', 'account_key')) AS k
-        ON CONFLICT (account_id) DO NOTHING
+        ON CONFLICT (account_id, tenant_key) DO NOTHING
         RETURNING account_key INTO v_key;
         IF FOUND THEN
             PERFORM history._refresh_name_terms(ARRAY[v_key]);
             RETURN;
         END IF;
         -- Lost a race with a concurrent insert of the same id: treat as an update.
-        SELECT a.kind INTO v_kind FROM history.accounts a WHERE a.account_id = p_account_id FOR UPDATE;
+        SELECT a.kind INTO v_kind FROM history.accounts a
+         WHERE a.account_id = p_account_id AND a.tenant_key = v_tenant FOR UPDATE;
     END IF;
 
     IF v_kind <> p_kind THEN
@@ -47,7 +53,7 @@ BEGIN
             USING ERRCODE = 'HS004', HINT = 'An account''s kind cannot change.';
     END IF;
     UPDATE history.accounts a SET display_name = p_display_name
-     WHERE a.account_id = p_account_id AND a.display_name IS DISTINCT FROM p_display_name
+     WHERE a.account_id = p_account_id AND a.tenant_key = v_tenant AND a.display_name IS DISTINCT FROM p_display_name
     RETURNING a.account_key INTO v_key;
     IF FOUND THEN
         PERFORM history._refresh_name_terms(ARRAY[v_key]);
@@ -55,7 +61,7 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history.upsert_account(text, text, text) IS
+COMMENT ON FUNCTION history.upsert_account(text, text, text, text) IS
     'Create an account (person or agent) or update its display name; HS001 bad input, HS004 kind change';
-REVOKE ALL ON FUNCTION history.upsert_account(text, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.upsert_account(text, text, text) TO history_runtime;
+REVOKE ALL ON FUNCTION history.upsert_account(text, text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.upsert_account(text, text, text, text) TO history_runtime;

@@ -9,7 +9,8 @@ CREATE OR REPLACE FUNCTION history.upsert_conversation(
     p_conversation_id text,
     p_kind            text,
     p_title           text DEFAULT NULL,
-    p_language        regconfig DEFAULT NULL
+    p_language        regconfig DEFAULT NULL,
+    p_tenant          text DEFAULT 'default'
 ) RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -24,15 +25,18 @@ AS $function$
 DECLARE
     v_kind     text;
     v_language regconfig;
+    v_tenant   integer;
 BEGIN
     PERFORM history._require_id('p_conversation_id', p_conversation_id);
     IF p_kind IS NULL OR p_kind NOT IN ('direct', 'group', 'channel') THEN
         RAISE EXCEPTION 'invalid conversation kind: %', coalesce(quote_literal(p_kind), 'NULL')
             USING ERRCODE = 'HS001', HINT = 'p_kind is ''direct'', ''group'' or ''channel''.';
     END IF;
+    -- The first upsert naming a tenant creates it (after the input checks, so bad input creates nothing).
+    v_tenant := history._tenant_key(p_tenant, true);
 
-    INSERT INTO history.conversations (conversation_id, kind, title, language)
-    VALUES (p_conversation_id, p_kind, p_title,
+    INSERT INTO history.conversations (tenant_key, conversation_id, kind, title, language)
+    VALUES (v_tenant, p_conversation_id, p_kind, p_title,
             coalesce(p_language, (SELECT s.text_search_config FROM history.search_settings s)))
     ON CONFLICT (conversation_id, tenant_key) DO NOTHING
     RETURNING language INTO v_language;
@@ -41,14 +45,16 @@ BEGIN
         -- languages: the people's stored name terms are re-made with it.
         IF v_language <> (SELECT s.text_search_config FROM history.search_settings s)
            AND NOT EXISTS (SELECT FROM history.conversations c
-                            WHERE c.language = v_language AND c.conversation_id <> p_conversation_id) THEN
+                            WHERE c.tenant_key = v_tenant AND c.language = v_language
+                              AND c.conversation_id <> p_conversation_id) THEN
             PERFORM history._refresh_name_terms(NULL);
         END IF;
         RETURN;
     END IF;
 
     SELECT c.kind, c.language INTO v_kind, v_language
-      FROM history.conversations c WHERE c.conversation_id = p_conversation_id FOR UPDATE;
+      FROM history.conversations c
+     WHERE c.conversation_id = p_conversation_id AND c.tenant_key = v_tenant FOR UPDATE;
     IF v_kind <> p_kind THEN
         RAISE EXCEPTION 'conversation % is a % conversation, not a % one', quote_literal(p_conversation_id), v_kind, p_kind
             USING ERRCODE = 'HS004', HINT = 'A conversation''s kind cannot change.';
@@ -59,11 +65,11 @@ BEGIN
                   HINT = 'A conversation''s language is set when it is created; docs/text-analysis.md says how to change it.';
     END IF;
     UPDATE history.conversations c SET title = p_title
-     WHERE c.conversation_id = p_conversation_id AND c.title IS DISTINCT FROM p_title;
+     WHERE c.conversation_id = p_conversation_id AND c.tenant_key = v_tenant AND c.title IS DISTINCT FROM p_title;
 END
 $function$;
 
-COMMENT ON FUNCTION history.upsert_conversation(text, text, text, regconfig) IS
+COMMENT ON FUNCTION history.upsert_conversation(text, text, text, regconfig, text) IS
     'Create a conversation (direct, group or channel, in a language) or update its title; HS001 bad input, HS004 kind or language change';
-REVOKE ALL ON FUNCTION history.upsert_conversation(text, text, text, regconfig) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION history.upsert_conversation(text, text, text, regconfig) TO history_runtime;
+REVOKE ALL ON FUNCTION history.upsert_conversation(text, text, text, regconfig, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION history.upsert_conversation(text, text, text, regconfig, text) TO history_runtime;

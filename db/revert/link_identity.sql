@@ -1,3 +1,6 @@
--- Revert history-search:link_identity from pg: back to its @v0.1.0 version
+-- Revert history-search:link_identity from pg: back to its @v0.2.0 version
 -- (if the signature changed, drop the new function here first).
-\ir ../deploy/link_identity@v0.1.0.sql
+BEGIN;
+DROP FUNCTION history.link_identity(text, text, text, timestamptz, text);
+COMMIT;
+\ir ../deploy/link_identity@v0.2.0.sql

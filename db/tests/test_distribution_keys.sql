@@ -4,11 +4,11 @@
 -- on both sides of each foreign key to another such table: what Citus needs
 -- to distribute them by tenant_key and co-locate them, with no schema change.
 BEGIN;
-SELECT plan(12);
+SELECT plan(13);
 
 CREATE TEMP TABLE reference_tables (relname name PRIMARY KEY);
-INSERT INTO reference_tables VALUES ('accounts'), ('identity_proofs'), ('write_locks'), ('search_settings'),
-    ('query_digest_keys'), ('tenants'), ('reindex_progress'), ('account_erasures');
+INSERT INTO reference_tables VALUES ('write_locks'), ('search_settings'),
+    ('query_digest_keys'), ('tenants'), ('reindex_progress');
 CREATE TEMP VIEW keyed_tables AS
 SELECT c.oid, c.relname,
        (SELECT a.attnum FROM pg_attribute a
@@ -19,10 +19,10 @@ SELECT c.oid, c.relname,
 
 -- A new table must be placed: keyed by tenant here, or a reference table above.
 SELECT is((SELECT array_agg(relname::text ORDER BY relname) FROM keyed_tables),
-          ARRAY['conversation_authors', 'conversation_search_events', 'conversations', 'memberships',
-                'message_events', 'message_lineage', 'message_search_documents', 'message_sources',
-                'messages', 'run_evidence', 'run_trace', 'runs', 'search_reveals'],
-          'the tables distributed by tenant are the message side and the run side');
+          ARRAY['account_erasures', 'accounts', 'conversation_authors', 'conversation_search_events', 'conversations',
+                'identity_proofs', 'memberships', 'message_events', 'message_lineage', 'message_search_documents',
+                'message_sources', 'messages', 'run_evidence', 'run_trace', 'runs', 'search_reveals'],
+          'the tables distributed by tenant are the accounts, the message side and the run side');
 
 SELECT is_empty($$SELECT relname FROM keyed_tables WHERE tenant_attnum IS NULL$$,
                 'each of them has tenant_key, not null');
@@ -54,9 +54,10 @@ SELECT set_eq($$SELECT k.conrelid::regclass::text || ' (' || array_to_string(ARR
                   FROM pg_constraint k
                  WHERE k.contype = 'f' AND k.connamespace = 'history'::regnamespace$$,
               ARRAY['history.conversations (tenant_key) -> history.tenants (tenant_key)',
-                    'history.memberships (account_key) -> history.accounts (account_key)',
+                    'history.accounts (tenant_key) -> history.tenants (tenant_key)',
+                    'history.memberships (account_key, tenant_key) -> history.accounts (account_key, tenant_key)',
                     'history.memberships (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
-                    'history.messages (author_key) -> history.accounts (account_key)',
+                    'history.messages (author_key, tenant_key) -> history.accounts (account_key, tenant_key)',
                     'history.messages (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
                     'history.messages (current_event_key, tenant_key) -> history.message_events (event_key, tenant_key)',
                     'history.message_events (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
@@ -65,16 +66,16 @@ SELECT set_eq($$SELECT k.conrelid::regclass::text || ' (' || array_to_string(ARR
                     'history.message_lineage (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
                     'history.message_lineage (ancestor_key, tenant_key) -> history.messages (message_key, tenant_key)',
                     'history.message_search_documents (message_key, tenant_key) -> history.messages (message_key, tenant_key)',
-                    'history.conversation_authors (author_key) -> history.accounts (account_key)',
+                    'history.conversation_authors (author_key, tenant_key) -> history.accounts (account_key, tenant_key)',
                     'history.conversation_authors (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
-                    'history.identity_proofs (account_a_key) -> history.accounts (account_key)',
-                    'history.identity_proofs (account_b_key) -> history.accounts (account_key)',
-                    'history.account_erasures (account_key) -> history.accounts (account_key)',
-                    'history.runs (agent_key) -> history.accounts (account_key)',
-                    'history.runs (requester_key) -> history.accounts (account_key)',
+                    'history.identity_proofs (account_a_key, tenant_key) -> history.accounts (account_key, tenant_key)',
+                    'history.identity_proofs (account_b_key, tenant_key) -> history.accounts (account_key, tenant_key)',
+                    'history.account_erasures (account_key, tenant_key) -> history.accounts (account_key, tenant_key)',
+                    'history.runs (agent_key, tenant_key) -> history.accounts (account_key, tenant_key)',
+                    'history.runs (requester_key, tenant_key) -> history.accounts (account_key, tenant_key)',
                     'history.runs (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',
                     'history.runs (current_message_key, tenant_key) -> history.messages (message_key, tenant_key)',
-                    'history.conversation_search_events (agent_key) -> history.accounts (account_key)',
+                    'history.conversation_search_events (agent_key, tenant_key) -> history.accounts (account_key, tenant_key)',
                     'history.conversation_search_events (digest_key_id) -> history.query_digest_keys (digest_key_id)',
                     'history.conversation_search_events (run_key, tenant_key) -> history.runs (run_key, tenant_key)',
                     'history.run_evidence (run_key, tenant_key) -> history.runs (run_key, tenant_key)',
@@ -91,15 +92,14 @@ SELECT is_empty($$SELECT k.conname::text
                    WHERE k.contype = 'f' AND child.relname IN (SELECT relname FROM reference_tables)$$,
                 'no reference table has a foreign key to a distributed one (Citus refuses it)');
 
-SELECT throws_ok($$INSERT INTO history.tenants VALUES (2, 'second')$$, '23514', NULL,
-                 'one built-in tenant while the SQL surface names none, so text ids stay unique overall');
+SELECT throws_ok($$INSERT INTO history.tenants (tenant_id) VALUES ('no spaces')$$, '23514', NULL,
+                 'a tenant id has the documented form (the table refuses another)');
 
--- With a second tenant (the check dropped in this transaction): rows follow
--- their conversation's tenant, and ids are unique within a tenant.
+-- With a second tenant: rows follow their conversation's tenant, and ids are
+-- unique within a tenant.
 SELECT history.upsert_account('dk-p', 'person');
 SELECT history.upsert_conversation('dk-c', 'group');
 SELECT history.post_message('dk-m', 'dk-c', 'dk-p', 'first tenant', '2026-03-01');
-ALTER TABLE history.tenants DROP CONSTRAINT tenants_built_in_only;
 INSERT INTO history.tenants VALUES (2, 'second');
 
 SELECT throws_ok($$INSERT INTO history.messages (tenant_key, message_id, conversation_key, author_key, sent_at, current_event_key)
@@ -115,8 +115,9 @@ SELECT throws_ok($$INSERT INTO history.message_search_documents
                  '23503', NULL, 'a projection row is refused in a tenant other than its message''s');
 
 INSERT INTO history.conversations (tenant_key, conversation_id, kind, language) VALUES (2, 'dk-c2', 'group', 'simple');
+INSERT INTO history.accounts (tenant_key, account_id, kind, component_key) VALUES (2, 'dk-p', 'person', 0);
 INSERT INTO history.messages (tenant_key, message_id, conversation_key, author_key, sent_at, current_event_key)
-SELECT 2, 'dk-m2', conversation_key, (SELECT account_key FROM history.accounts WHERE account_id = 'dk-p'), '2026-03-02', 0
+SELECT 2, 'dk-m2', conversation_key, (SELECT account_key FROM history.accounts WHERE account_id = 'dk-p' AND tenant_key = 2), '2026-03-02', 0
   FROM history.conversations WHERE conversation_id = 'dk-c2';
 SELECT throws_ok($$INSERT INTO history.message_sources (tenant_key, message_key, source_key)
                    SELECT 2, m.message_key, s.message_key
@@ -126,6 +127,12 @@ SELECT throws_ok($$INSERT INTO history.message_lineage (tenant_key, message_key,
                    SELECT 2, m.message_key, s.message_key, s.conversation_key, s.sent_at
                      FROM history.messages m, history.messages s WHERE m.message_id = 'dk-m2' AND s.message_id = 'dk-m'$$,
                  '23503', NULL, 'and so is an ancestor in another tenant');
+
+SELECT throws_ok($$INSERT INTO history.identity_proofs (tenant_key, proof_id, account_a_key, account_b_key, verified_at)
+                   SELECT 1, 'dk-proof', a.account_key, b.account_key, '2026-03-03'
+                     FROM history.accounts a, history.accounts b
+                    WHERE a.account_id = 'dk-p' AND a.tenant_key = 1 AND b.account_id = 'dk-p' AND b.tenant_key = 2$$,
+                 '23503', NULL, 'a proof joining accounts of two tenants is refused');
 
 SELECT lives_ok($$INSERT INTO history.conversations (tenant_key, conversation_id, kind, language)
                   VALUES (2, 'dk-c', 'group', 'simple')$$,

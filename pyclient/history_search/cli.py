@@ -365,6 +365,9 @@ def add_begin_run(sub: Subparsers) -> None:
     p.add_argument("--audience", action="append", default=None, metavar="ACCOUNT_ID",
                    help="an account of the destination audience (repeat for each); "
                         "default: the destination's open members, the agent excepted")
+    p.add_argument("--tenant", default="default",
+                   help="the tenant every id above belongs to (default: 'default'); the run carries it, "
+                        "so search and end-run need none")
     p.set_defaults(func=run_begin_run)
 
 
@@ -372,7 +375,7 @@ def run_begin_run(args: argparse.Namespace) -> int:
     from .client import Runtime
 
     with _connect(args) as conn:
-        run = Runtime(conn).begin_run(args.agent, args.conversation, args.requester, args.current_message,
+        run = Runtime(conn, tenant=args.tenant).begin_run(args.agent, args.conversation, args.requester, args.current_message,
                                       args.loaded, args.audience)
     print(run)
     return EXIT_OK

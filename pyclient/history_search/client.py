@@ -56,6 +56,7 @@ All SQL text is in :data:`QUERIES`; parameters are ``%(name)s`` only.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -97,53 +98,64 @@ QUERIES: dict[str, str] = {
     "upsert_account": """
         SELECT history.upsert_account(
             p_account_id => %(account_id)s::text, p_kind => %(kind)s::text,
-            p_display_name => %(display_name)s::text)""",
+            p_display_name => %(display_name)s::text,
+            p_tenant => %(tenant)s::text)""",
     # Create a conversation (in a language: a text search configuration) or update its title.
     "upsert_conversation": """
         SELECT history.upsert_conversation(
             p_conversation_id => %(conversation_id)s::text, p_kind => %(kind)s::text,
-            p_title => %(title)s::text, p_language => %(language)s::regconfig)""",
+            p_title => %(title)s::text, p_language => %(language)s::regconfig,
+            p_tenant => %(tenant)s::text)""",
     # Open a membership [since, …).
     "add_member": """
         SELECT history.add_member(
             p_conversation_id => %(conversation_id)s::text, p_account_id => %(account_id)s::text,
-            p_since => %(since)s::timestamptz)""",
+            p_since => %(since)s::timestamptz,
+            p_tenant => %(tenant)s::text)""",
     # Close the open membership at until.
     "remove_member": """
         SELECT history.remove_member(
             p_conversation_id => %(conversation_id)s::text, p_account_id => %(account_id)s::text,
-            p_until => %(until)s::timestamptz)""",
+            p_until => %(until)s::timestamptz,
+            p_tenant => %(tenant)s::text)""",
     # Post a message (idempotent for an identical re-post), with its lineage sources.
     "post_message": """
         SELECT history.post_message(
             p_message_id => %(message_id)s::text, p_conversation_id => %(conversation_id)s::text,
             p_author_id => %(author_id)s::text, p_body => %(body)s::text,
-            p_sent_at => %(sent_at)s::timestamptz, p_sources => %(sources)s::text[])""",
+            p_sent_at => %(sent_at)s::timestamptz, p_sources => %(sources)s::text[],
+            p_tenant => %(tenant)s::text)""",
     # Append an edit event.
     "edit_message": """
         SELECT history.edit_message(
-            p_message_id => %(message_id)s::text, p_body => %(body)s::text, p_at => %(at)s::timestamptz)""",
+            p_message_id => %(message_id)s::text, p_body => %(body)s::text, p_at => %(at)s::timestamptz,
+            p_tenant => %(tenant)s::text)""",
     # Append a deletion event.
     "delete_message": """
-        SELECT history.delete_message(p_message_id => %(message_id)s::text, p_at => %(at)s::timestamptz)""",
+        SELECT history.delete_message(p_message_id => %(message_id)s::text, p_at => %(at)s::timestamptz,
+            p_tenant => %(tenant)s::text)""",
     # Erase every text an account wrote; its messages stay as deleted placeholders.
     "erase_account": """
-        SELECT history.erase_account(p_account_id => %(account_id)s::text, p_at => %(at)s::timestamptz) AS erased""",
+        SELECT history.erase_account(p_account_id => %(account_id)s::text, p_at => %(at)s::timestamptz,
+            p_tenant => %(tenant)s::text) AS erased""",
     # Record a verified proof that two accounts are one person.
     "link_identity": """
         SELECT history.link_identity(
             p_proof_id => %(proof_id)s::text, p_account_a => %(account_a)s::text,
-            p_account_b => %(account_b)s::text, p_verified_at => %(verified_at)s::timestamptz)""",
+            p_account_b => %(account_b)s::text, p_verified_at => %(verified_at)s::timestamptz,
+            p_tenant => %(tenant)s::text)""",
     # Revoke a proof.
     "revoke_proof": """
-        SELECT history.revoke_proof(p_proof_id => %(proof_id)s::text, p_at => %(at)s::timestamptz)""",
+        SELECT history.revoke_proof(p_proof_id => %(proof_id)s::text, p_at => %(at)s::timestamptz,
+            p_tenant => %(tenant)s::text)""",
     # -- runtime: runs and delivery --
     # Start one agent turn; returns the run token.
     "begin_run": """
         SELECT history.begin_run(
             p_agent_id => %(agent_id)s::text, p_conversation_id => %(conversation_id)s::text,
             p_requester_id => %(requester_id)s::text, p_current_message_id => %(current_message_id)s::text,
-            p_loaded_message_ids => %(loaded_message_ids)s::text[], p_audience => %(audience)s::text[]) AS run""",
+            p_loaded_message_ids => %(loaded_message_ids)s::text[], p_audience => %(audience)s::text[],
+            p_tenant => %(tenant)s::text) AS run""",
     # End a run without a reply.
     "end_run": """
         SELECT history.end_run(p_run => %(run)s::uuid)""",
@@ -405,6 +417,21 @@ def _search_op(run: uuid.UUID, query: Any, speaker: Any, after: Any, before: Any
                after=after, before=before, limit=limit)
 
 
+# The operations that name accounts, conversations, messages or proofs by id:
+# a Runtime sends its tenant with each (a run carries its tenant, so the calls
+# taking a run token need none).
+_TENANT_OPS = frozenset({
+    "upsert_account", "upsert_conversation", "add_member", "remove_member", "post_message", "edit_message",
+    "delete_message", "erase_account", "link_identity", "revoke_proof", "begin_run",
+})
+
+
+def _in_tenant(op: _Op[T], tenant: str) -> _Op[T]:
+    if op.name not in _TENANT_OPS:
+        return op
+    return dataclasses.replace(op, params={**op.params, "tenant": tenant})
+
+
 class _Ops:
     """Builders of every operation, shared by the sync and async classes."""
 
@@ -600,11 +627,30 @@ _RuntimeDoc = """The trusted runtime's calls (ingestion, runs, delivery), one me
     otherwise. Unknown ids raise :class:`~history_search.errors.NotFound`,
     conflicting writes :class:`~history_search.errors.Conflict`, bad arguments
     :class:`~history_search.errors.InvalidArgument`.
+
+    A runtime works in one tenant, ``tenant`` (``'default'`` unless given):
+    every id it names is that tenant's, and a tenant is created by the first
+    ``upsert_account`` or ``upsert_conversation`` naming it (any other call in
+    a tenant nothing created raises ``NotFound``). Serve several tenants with
+    one runtime object per tenant; they may share a connection or a pool. A
+    run carries its tenant, so the calls taking a run token need none.
     """
 
 
 class Runtime(_SyncBase):
     __doc__ = _RuntimeDoc
+
+    def __init__(self, source: SyncSource, *, tenant: str = "default"):
+        super().__init__(source)
+        self._tenant: str = _check_value("tenant", _text("tenant", tenant))
+
+    @property
+    def tenant(self) -> str:
+        """The tenant every id this runtime names belongs to."""
+        return self._tenant
+
+    def _call(self, op: _Op[T]) -> T:
+        return super()._call(_in_tenant(op, self._tenant))
 
     def upsert_account(self, account_id: str, kind: str, display_name: str | None = None) -> None:
         """Create an account (``kind`` 'person' or 'agent') or update its display name."""
@@ -687,6 +733,18 @@ class Runtime(_SyncBase):
 
 class AsyncRuntime(_AsyncBase):
     __doc__ = _RuntimeDoc
+
+    def __init__(self, source: AsyncSource, *, tenant: str = "default"):
+        super().__init__(source)
+        self._tenant: str = _check_value("tenant", _text("tenant", tenant))
+
+    @property
+    def tenant(self) -> str:
+        """The tenant every id this runtime names belongs to."""
+        return self._tenant
+
+    async def _call(self, op: _Op[T]) -> T:
+        return await super()._call(_in_tenant(op, self._tenant))
 
     async def upsert_account(self, account_id: str, kind: str, display_name: str | None = None) -> None:
         await self._call(_Ops.upsert_account(account_id, kind, display_name))

@@ -10,8 +10,9 @@ read). The checks, each reported as one line per problem:
 * release: ``history.schema_release()`` against this package's version;
 * roles: the five roles exist, none can log in or holds a superuser-like attribute;
 * owners: ``history_owner`` owns the schema and everything in it;
-* definer functions: exactly :data:`DEFINER_FUNCTIONS`, each pinning
-  ``search_path`` and the other settings results depend on;
+* definer functions: exactly :data:`DEFINER_FUNCTIONS`, each with one signature
+  (no overload left by an upgrade), pinning ``search_path`` and the other
+  settings results depend on;
 * grants: every privilege a role other than the owner holds in schema
   ``history`` is one the release grants (:data:`GRANTS`), and each of those is held.
 
@@ -213,7 +214,10 @@ def _owners_definers_grants(connection: Any, health: Health) -> None:
             health.problems.append(f"{what} is owned by {owner}, not history_owner "
                                    f"(ALTER ... OWNER TO history_owner)")
     definers = set()
+    signatures: dict[str, list[str]] = {}
     for name, signature, definer, config in connection.execute(_DEFINERS).fetchall():
+        if name in DEFINER_FUNCTIONS:
+            signatures.setdefault(name, []).append(signature)
         if definer:
             definers.add(name)
             if name not in DEFINER_FUNCTIONS:
@@ -224,6 +228,12 @@ def _owners_definers_grants(connection: Any, health: Health) -> None:
             if unpinned:
                 health.problems.append(f"SECURITY DEFINER function {signature} does not pin "
                                        + ", ".join(unpinned) + " as the release does")
+    # A signature that gained a parameter (p_tenant) replaces the old one: an old
+    # overload left beside it makes every call that omits the new parameter ambiguous.
+    for name, found in sorted(signatures.items()):
+        if len(found) > 1:
+            health.problems.append(f"function history.{name} has {len(found)} signatures ("
+                                   + "; ".join(sorted(found)) + "); the release has one: drop the others")
     for name in sorted(DEFINER_FUNCTIONS - definers):
         health.problems.append(f"function history.{name} is not SECURITY DEFINER (or missing)")
     granted = {(obj, priv, _role_name(connection, grantee))

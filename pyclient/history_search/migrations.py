@@ -166,7 +166,9 @@ def read_plan(path: str | os.PathLike[str] | None = None) -> Plan:
     Supports pragmas, comments, blank lines, changes with dependencies
     (``name``, ``name@tag``, ``project:name``, ``!conflict``), tags (recorded and
     otherwise ignored) and reworked changes (a name planned again after a tag;
-    the earlier instance's scripts are ``<name>@<first tag after it>.sql``).
+    the earlier instance's scripts are ``<name>@<tag>.sql`` for the first tag
+    between it and its next instance that has a deploy script, as sqitch looks
+    them up: ``sqitch rework`` names the copy after the newest tag).
     """
     path = Path(path) if path is not None else sql_root() / PLAN_FILE
     try:
@@ -215,11 +217,11 @@ def read_plan(path: str | os.PathLike[str] | None = None) -> Plan:
     for index, (_lineno, m) in enumerate(raw):
         occurrences.setdefault(m["name"], []).append(index)
 
-    def first_tag_after(index: int) -> str | None:
-        for before, tag in tag_positions:
-            if before > index:
-                return tag
-        return None
+    def rework_tags(index: int, next_index: int) -> list[str]:
+        """The tags planned after change ``index`` and before ``next_index``."""
+        return [tag for before, tag in tag_positions if index < before <= next_index]
+
+    deploy_dir = path.parent / "deploy"
 
     ids: list[str] = []
     scripts: list[str] = []
@@ -229,12 +231,13 @@ def read_plan(path: str | os.PathLike[str] | None = None) -> Plan:
         k = occ.index(index)
         ids.append(name if k == 0 else f"{name}@rework{k}")
         if k + 1 < len(occ):  # reworked later: this instance's scripts carry a tag
-            tag = first_tag_after(index)
-            if tag is None or tags[tag] > occ[k + 1]:
+            candidates = rework_tags(index, occ[k + 1])
+            if not candidates:
                 raise PlanError(
                     f"{path}:{lineno}: change {name} is planned again without a tag in between"
                 )
-            scripts.append(f"{name}@{tag}")
+            found = [t for t in candidates if (deploy_dir / f"{name}@{t}.sql").exists()]
+            scripts.append(f"{name}@{(found or candidates)[0]}")
         else:
             scripts.append(name)
 

@@ -81,6 +81,12 @@ class Revoke(NamedTuple):
     at: int
 
 
+class InTenant(NamedTuple):
+    """A world operation in another tenant (its ``p_tenant``): ids there are that tenant's own."""
+    tenant: str
+    op: Account | Conversation | AddMember | RemoveMember | Post | Edit | Delete | Erase | Link | Revoke
+
+
 # --- runs --------------------------------------------------------------------
 
 class Begin(NamedTuple):
@@ -117,9 +123,9 @@ class End(NamedTuple):
     run: str
 
 
-WorldOp = Union[Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke]
+WorldOp = Union[Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke, InTenant]
 Op = Union[WorldOp, Begin, Search, Check, Reply, End]
-WORLD_OPS = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke)
+WORLD_OPS = (Account, Conversation, AddMember, RemoveMember, Post, Edit, Delete, Erase, Link, Revoke, InTenant)
 
 
 def apply(world: World, op: Op) -> None:
@@ -128,7 +134,10 @@ def apply(world: World, op: Op) -> None:
     Search, Check and Reply are decided by the model's search and delivery
     modules; here Reply only records the reply once it is known to pass.
     """
-    if isinstance(op, Account):
+    if isinstance(op, InTenant):
+        # Another tenant's world: the runs of this one never read it.
+        apply(world.elsewhere.setdefault(op.tenant, World()), op.op)
+    elif isinstance(op, Account):
         world.accounts[op.account_id] = op.kind
     elif isinstance(op, Conversation):
         world.conversations[op.conversation_id] = op.kind

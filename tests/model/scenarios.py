@@ -7,7 +7,10 @@ can be pasted into an ``@example``.
 
 ``scenarios()``        small random worlds (a few conversations, tens of messages),
                        runs, searches, delivery checks, replies, and world changes
-                       between them (deletes, edits, leaves, joins, links, revocations)
+                       between them (deletes, edits, leaves, joins, links, revocations);
+                       most also write a second tenant (``OTHER_TENANT``) with the
+                       same ids, other words and everyone a member of everything,
+                       which no run (all in the default tenant) may see
 ``budget_scenarios()`` a world of 440-560 matching messages and a run that searches
                        until its 400-message budget runs out
 """
@@ -18,14 +21,15 @@ from typing import NamedTuple
 
 from hypothesis import strategies as st
 
-from .ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, Link, Op, Post, RemoveMember,
-                  Reply, Revoke, Search, apply)
+from .ops import (Account, AddMember, Begin, Check, Conversation, Delete, Edit, End, Erase, InTenant, Link, Op, Post,
+                  RemoveMember, Reply, Revoke, Search, apply)
 from .world import World
 
 VOCAB = ("river", "stone", "lamp", "cloud", "apple", "tiger")  # distinct lexemes under 'english'
 OTHER = ("zebra", "the", "and", "of", "x")  # a word nobody writes, stop words, a one-letter word
 OPERATORS = ("&", "|", "!", "'", "<->", ":*", "(", ")", "\\", "-")
 INFLECTED = ("rivers", "Stones", "LAMP", "clouds")  # the same lexemes as river, stone, lamp, cloud
+OTHER_TENANT = "t2"  # the runs are the default tenant's; this one shares its ids
 
 
 class Scenario(NamedTuple):
@@ -197,6 +201,57 @@ class _Gen:
             self.emit(AddMember(conv, outsider, 0))
         return tuple(draw(st.permutations(members + [outsider])))
 
+    # --- another tenant ----------------------------------------------------
+
+    def other(self, op) -> None:
+        self.emit(InTenant(OTHER_TENANT, op))
+
+    def other_world(self) -> World | None:
+        return self.world.elsewhere.get(OTHER_TENANT)
+
+    def elsewhere(self) -> None:
+        """A second tenant with the default tenant's ids (accounts, conversations,
+        messages, a proof), other kinds and words, where everyone is a member of
+        everything from the start: what leaks from it shows in a default run's
+        hits, scores, counts or delivery checks."""
+        draw = self.draw
+        accounts = {a: (kind if draw(st.integers(0, 4)) else ("agent" if kind == "person" else "person"))
+                    for a, kind in sorted(self.world.accounts.items())}
+        accounts["q0"] = "person"  # an account only this tenant has
+        for acc, kind in accounts.items():
+            self.other(Account(acc, kind))
+        convs = sorted(self.world.conversations) + ["c9"]
+        for conv in convs:
+            self.other(Conversation(conv, "group"))
+            for acc in accounts:
+                self.other(AddMember(conv, acc, 0))
+        for _ in range(draw(st.integers(1, max(1, self.n_messages + 2)))):
+            self.other_post()
+        persons = [a for a, kind in accounts.items() if kind == "person"]
+        if len(persons) >= 2:
+            a, b = draw(st.lists(st.sampled_from(persons), min_size=2, max_size=2, unique=True))
+            self.other(Link("k0", a, b, draw(minutes)))  # the id of the default tenant's first proof
+
+    def other_post(self) -> None:
+        draw, w = self.draw, self.other_world()
+        ids = list(w.messages)
+        sources = (draw(st.sampled_from(ids)),) if ids and draw(st.integers(0, 3)) == 0 else ()
+        self.other(Post(f"m{len(ids):02d}", draw(st.sampled_from(sorted(w.conversations))),
+                        draw(st.sampled_from(sorted(w.accounts))), draw(bodies()), draw(minutes), sources))
+
+    def elsewhere_change(self) -> None:
+        draw, w = self.draw, self.other_world()
+        live = [m for m, msg in w.messages.items() if msg.alive]
+        kind = draw(st.sampled_from(["post", "edit", "delete", "erase"]))
+        if kind == "post" or not live:
+            self.other_post()
+        elif kind == "edit":
+            self.other(Edit(draw(st.sampled_from(live)), draw(bodies()), draw(minutes)))
+        elif kind == "delete":
+            self.other(Delete(draw(st.sampled_from(live)), draw(minutes)))
+        else:
+            self.other(Erase(draw(st.sampled_from(sorted(w.accounts))), draw(minutes)))
+
     # --- runs --------------------------------------------------------------
 
     def begin(self) -> str:
@@ -253,6 +308,8 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
         g.post()
     for _ in range(draw(st.integers(0, 2))):
         g.link()
+    if draw(st.integers(0, 3)):
+        g.elsewhere()
 
     first = g.begin()
     g.search(first)
@@ -260,7 +317,7 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
     for _ in range(draw(st.integers(0, max_steps))):
         choice = draw(st.sampled_from(["search", "search", "search", "begin", "check", "check", "reply", "end",
                                        "post", "edit", "delete", "link", "revoke", "join", "join", "leave",
-                                       "erase"]))
+                                       "erase", "elsewhere"]))
         if choice == "search" and (g.open_runs or g.closed_runs):
             pool = g.open_runs if g.open_runs and draw(st.integers(0, 7)) else g.open_runs + g.closed_runs
             g.search(draw(st.sampled_from(pool)))
@@ -284,6 +341,8 @@ def scenarios(draw, max_steps: int = 14) -> Scenario:
             g.emit(Edit(draw(st.sampled_from(g.live_messages())), draw(bodies()), draw(minutes)))
         elif choice == "delete" and g.live_messages():
             g.emit(Delete(draw(st.sampled_from(g.live_messages())), draw(minutes)))
+        elif choice == "elsewhere" and g.other_world() is not None:
+            g.elsewhere_change()
         elif choice == "erase" and g.persons:
             g.emit(Erase(draw(st.sampled_from(g.persons)), draw(minutes)))
         elif choice == "link" and len(g.persons) >= 2:

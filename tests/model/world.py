@@ -71,6 +71,13 @@ class Run:
 
 @dataclass
 class World:
+    """One tenant's world (the default tenant's, for the runs of a scenario).
+
+    Runs see only their own tenant: the model reads nothing but these fields, so
+    what another tenant holds (``elsewhere``, written with the same ids) can
+    change no search, score, count or delivery check of this world's runs.
+    """
+
     accounts: dict[str, str] = field(default_factory=dict)  # id -> 'person' | 'agent'
     conversations: dict[str, str] = field(default_factory=dict)  # id -> 'direct' | 'group' | 'channel'
     # (conversation id, account id) -> memberships in the order they were opened
@@ -78,6 +85,8 @@ class World:
     messages: dict[str, Message] = field(default_factory=dict)  # in posting order
     proofs: dict[str, Proof] = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
+    # tenant id -> that tenant's world; never read by this world's runs
+    elsewhere: dict[str, World] = field(default_factory=dict)
 
     # --- memberships -------------------------------------------------------
 

@@ -658,9 +658,9 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
     return result
 
 
-# The loaded tables that carry tenant_key (all but the reference tables
-# accounts and identity_proofs); a load leaves every row in the built-in tenant.
-_TENANT_KEYED = frozenset(LOADED_TABLES) - {"accounts", "identity_proofs"}
+# The loaded tables that carry tenant_key (all of them); a load leaves every
+# row in the built-in tenant.
+_TENANT_KEYED = frozenset(LOADED_TABLES)
 
 # Each (child, column, parent, parent column): the FKs of the loaded tables
 # but the two between messages and message_events, which check_references

@@ -1,0 +1,6 @@
+-- Revert history-search:remove_member from pg
+BEGIN;
+
+DROP FUNCTION history.remove_member(text, text, timestamptz);
+
+COMMIT;
