@@ -134,7 +134,7 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
     assert {t: k for t, k in placed.items() if t in tenant_tables} == {t: "hash:tenant_key" for t in tenant_tables}
     assert {t: k for t, k in placed.items() if t not in tenant_tables} == \
         {t: "reference" for t in all_tables - tenant_tables}
-    assert {"history.tenants", "history.accounts", "history.search_settings"} <= all_tables - tenant_tables
+    assert {"history.tenants", "history.search_settings", "history.query_digest_keys"} <= all_tables - tenant_tables
     assert colocations == (1,)
     # ... the group history.conversations started: it was distributed first (its shards have the lowest ids).
     with psycopg.connect(migrated, autocommit=True) as c:
