@@ -1,4 +1,4 @@
-.PHONY: bootstrap test test-pg14 test-pg17 test-pg18 ci demo
+.PHONY: bootstrap test test-pg14 test-pg17 test-pg18 test-citus ci demo
 
 bootstrap:
 	bash scripts/bootstrap
@@ -18,7 +18,15 @@ test-pg17: bootstrap
 test-pg18: bootstrap
 	HISTORY_SEARCH_EXTRA_PG_MAJOR=18 bash scripts/test-extra-postgres $(PYTEST_ARGS)
 
-# What CI runs: test, test-pg17 and test-pg18.
+# history-search on Citus (tests/test_citus.py): builds and installs Citus from
+# $(HISTORY_SEARCH_CITUS_SRC) into Debian's PostgreSQL first (root; a second run
+# sees it installed), then runs a coordinator and two workers as throwaway clusters.
+HISTORY_SEARCH_CITUS_SRC ?= /work/shared/citus
+test-citus: bootstrap
+	bash "$(HISTORY_SEARCH_CITUS_SRC)/build" "$$(ls /usr/lib/postgresql | sort -V | tail -n1)"
+	HISTORY_SEARCH_CITUS=1 .venv/bin/pytest tests/test_citus.py $(PYTEST_ARGS)
+
+# What CI runs: test, test-pg17, test-pg18 and test-citus.
 ci:
 	bash .ci/run
 

@@ -154,7 +154,8 @@ def test_demo_with_a_bad_server_directory(tmp_path):
 ])
 def test_bad_dsn_is_one_line_for_every_command(dsn, says):
     for args in (["search", "--run", NO_RUN, "q"], ["audit"], ["verify-digest", NO_RUN, "q"],
-                 ["begin-run", "a", "c", "r", "m"], ["end-run", NO_RUN], ["migrate"], ["mcp", "--run", NO_RUN]):
+                 ["begin-run", "a", "c", "r", "m"], ["end-run", NO_RUN], ["migrate"], ["mcp", "--run", NO_RUN],
+                 ["distribute"]):
         proc = hs(args[0], "--dsn", dsn, *args[1:], check=False)
         assert_one_line_error(proc, EXIT_ERROR, f"history-search {args[0]}:", says)
 
@@ -175,8 +176,17 @@ def test_a_refused_migration_exits_2(make_database):
         assert conn.execute("SELECT to_regnamespace('history')").fetchone()[0] is None  # nothing applied
 
 
+def test_distribute_refuses_a_database_that_is_not_a_citus_coordinator(db_dsn):
+    """Citus itself is tested in tests/test_citus.py (the Citus job); a plain database is refused here."""
+    for extra in ([], ["--json"]):
+        proc = hs("distribute", "--dsn", db_dsn, *extra, check=False)
+        assert_one_line_error(proc, EXIT_ERROR, "history-search distribute:", "not a Citus coordinator")
+        assert proc.stdout == ""
+
+
 def test_no_dsn_and_no_run():
-    for args in (["search", "--run", NO_RUN, "q"], ["audit"], ["migrate"], ["begin-run", "a", "c", "r", "m"]):
+    for args in (["search", "--run", NO_RUN, "q"], ["audit"], ["migrate"], ["begin-run", "a", "c", "r", "m"],
+                 ["distribute"]):
         assert_one_line_error(hs(*args, check=False), EXIT_ERROR, "no database given", "HISTORY_SEARCH_DSN")
     for args in (["search", "q"], ["mcp"]):
         assert_one_line_error(hs(*args, "--dsn", UNREACHABLE, check=False), EXIT_ERROR, "no run given",

@@ -162,6 +162,45 @@ def run_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- distribute ----------------------------------------------------------------
+
+
+def add_distribute(sub: Subparsers) -> None:
+    p = sub.add_parser("distribute", help="lay a migrated database out on Citus (run on the coordinator)",
+                       description="On a Citus coordinator, after migrate, as a superuser: hash-distribute every "
+                                   "table of schema history that has a tenant_key column by it (co-located), make "
+                                   "every other table a reference table, and create the schema's functions on "
+                                   "every node; lets history_owner log in on the workers only. One transaction for "
+                                   "the tables. Prints what it changed; running it again changes nothing and says "
+                                   "'up to date' (docs/scale-out.md).")
+    _add_dsn(p)
+    p.add_argument("--json", action="store_true",
+                   help='one JSON object: {"distributed", "reference", "functions", "changed", "workers", '
+                        '"up_to_date"}')
+    p.set_defaults(func=run_distribute)
+
+
+def run_distribute(args: argparse.Namespace) -> int:
+    import json
+
+    from .distribute import DistributeError, distribute
+
+    try:
+        layout = distribute(_require_dsn(args))
+    except DistributeError as exc:
+        print(f"history-search distribute: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(layout.as_dict()))
+        return EXIT_OK
+    for change in layout.changed:
+        print(f"distributed: {change}")
+    print(f"{'up to date' if layout.up_to_date else 'done'}: {len(layout.distributed)} tables distributed by "
+          f"tenant_key, {len(layout.reference)} reference tables, {len(layout.functions)} functions, "
+          f"on {len(layout.workers)} workers")
+    return EXIT_OK
+
+
 # -- check ---------------------------------------------------------------------
 
 
@@ -563,7 +602,7 @@ def run_eval(args: argparse.Namespace) -> int:
 # -- the parser ------------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
-    add_migrate, add_check, add_reindex, add_purge, add_status, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
+    add_migrate, add_distribute, add_check, add_reindex, add_purge, add_status, add_demo, add_begin_run, add_end_run, add_search, add_mcp, add_audit,
     add_verify_digest, add_bench, add_eval,
 ]
 

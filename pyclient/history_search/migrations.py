@@ -61,6 +61,7 @@ __all__ = [
     "sqitch_deployed_changes",
     "sql_root",
     "take_owner_role",
+    "citus_coordinator",
     "yoyo_applied",
     "yoyo_url",
 ]
@@ -739,6 +740,40 @@ def take_owner_role(dsn: str) -> None:
             connection.execute(sql.SQL("GRANT history_owner TO {}").format(sql.Identifier(user)))
 
 
+def citus_coordinator(connection: psycopg.Connection[Any]) -> bool:
+    """Is this database a Citus coordinator (extension ``citus`` installed, this node the coordinator)?"""
+    row = connection.execute(
+        """SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus')
+                  AND pg_catalog.to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL""").fetchone()
+    if row is None or not row[0]:
+        return False
+    found = connection.execute("SELECT pg_catalog.citus_is_coordinator()").fetchone()
+    return bool(found and found[0])
+
+
+def _citus_deferred_dsn(dsn: str) -> str:
+    """``dsn``, on a Citus coordinator with new objects created on the coordinator only.
+
+    Citus opens one connection per role to each node, so a change that creates
+    a schema as the migrating role and then a function in it as
+    ``history_owner`` would send the function over a connection that cannot see
+    the schema (uncommitted on the other), and ``history_owner`` cannot log in
+    anyway. With ``citus.create_object_propagation = deferred`` a new object
+    stays on the coordinator until ``history-search distribute`` distributes
+    the tables, which creates each with everything it depends on (schema,
+    types, functions, roles) on every node. Changes to objects already
+    distributed (a table's ``ALTER``) still propagate. Elsewhere ``dsn`` as is.
+    """
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        if not citus_coordinator(connection):
+            return dsn
+    options = conninfo_to_dict(dsn).get("options") or ""
+    return make_conninfo(dsn, options=f"{options} -c citus.create_object_propagation=deferred".strip())
+
+
 def deployed_release(connection: psycopg.Connection[Any]) -> str | None:
     """The release the database's schema is at (``history.schema_release()``), or None before any release."""
     found = connection.execute(
@@ -809,7 +844,7 @@ def apply_migrations(
     """
     migrations = plan_migrations(root)
     _check_database(dsn, _project(root), migrations)
-    backend = _backend(dsn)
+    backend = _backend(_citus_deferred_dsn(dsn))
     try:
         with backend.lock():
             todo = backend.to_apply(migrations)

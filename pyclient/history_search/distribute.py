@@ -1,0 +1,269 @@
+"""``history-search distribute``: lay a migrated database out on Citus.
+
+Run on the coordinator, as a superuser, after ``history-search migrate``. The
+layout is derived from the catalog, not from a list:
+
+* a table of schema ``history`` with a ``tenant_key`` column (other than the
+  tenants table itself, whose whole primary key it is) is hash-distributed by
+  ``tenant_key``, all co-located with ``history.conversations``, so every row of one tenant is on one
+  node and joins and foreign keys on ``(…, tenant_key)`` stay on one shard;
+* every other table of the schema (tenants, accounts, search settings, digest
+  keys, locks …) becomes a reference table: a copy on every node;
+* every function and procedure of the schema is propagated to every node (the
+  statements Citus pushes down to a shard call them there). None is delegated:
+  Citus routes a call by an argument that is the distribution column, and no
+  public routine takes ``tenant_key`` yet, so each call runs on the
+  coordinator and its statements go to the shard(s) they name.
+
+Citus refuses to distribute a table that has a foreign key to a table that is
+not distributed yet, and turns a local table that references a reference table
+into a "Citus local table", which it cannot distribute afterwards when it has
+an identity column (all of ours do). So the foreign keys of the schema are
+dropped, the tables distributed, and the same constraints (same names, same
+definitions) added back — all in one transaction: it either lays out the whole
+schema or changes nothing.
+
+``history_owner`` owns the tables and the SECURITY DEFINER functions, and Citus
+reaches the workers' shards over connections it opens as the current role: the
+owner must be able to log in *on the workers* (it stays NOLOGIN on the
+coordinator, where clients connect). ``distribute`` grants that, on the workers
+only, and the workers' ``pg_hba.conf`` must admit it only from the other nodes
+(docs/scale-out.md, "The owner role on Citus").
+
+Idempotent: when every table and function is already where the rule puts it,
+nothing changes and the report says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DistributeError", "Layout", "distribute", "planned_layout"]
+
+SCHEMA = "history"
+KEY = "tenant_key"
+
+
+class DistributeError(RuntimeError):
+    """The database cannot be distributed as it is; one line that says why and what to do."""
+
+
+@dataclass
+class Layout:
+    """What ``distribute`` did (or found done)."""
+
+    distributed: list[str] = field(default_factory=list)  # hash-distributed by tenant_key
+    reference: list[str] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)
+    #: what this run changed: tables and functions it distributed, foreign keys it re-created
+    changed: list[str] = field(default_factory=list)
+    workers: list[str] = field(default_factory=list)
+
+    @property
+    def up_to_date(self) -> bool:
+        return not self.changed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"distributed": self.distributed, "reference": self.reference, "functions": self.functions,
+                "changed": self.changed, "workers": self.workers, "up_to_date": self.up_to_date}
+
+
+_TABLES = """
+SELECT c.oid::regclass::text,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                WHERE a.attrelid = c.oid AND a.attname = %(key)s AND NOT a.attisdropped)
+       AND NOT EXISTS (  -- the tenants table: tenant_key is its whole primary key
+           SELECT 1 FROM pg_catalog.pg_constraint k
+            WHERE k.conrelid = c.oid AND k.contype = 'p' AND pg_catalog.array_length(k.conkey, 1) = 1
+              AND k.conkey[1] = (SELECT a.attnum FROM pg_catalog.pg_attribute a
+                                  WHERE a.attrelid = c.oid AND a.attname = %(key)s))
+  FROM pg_catalog.pg_class c
+ WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+ ORDER BY 1
+"""
+
+_PLACED = """
+SELECT p.logicalrelid::regclass::text,
+       CASE WHEN p.partmethod = 'h' THEN 'distributed'
+            WHEN p.partmethod = 'n' AND p.repmodel = 't' THEN 'reference'
+            ELSE 'Citus local' END,
+       p.colocationid
+  FROM pg_catalog.pg_dist_partition p
+  JOIN pg_catalog.pg_class c ON c.oid = p.logicalrelid
+ WHERE c.relnamespace = %(schema)s::regnamespace
+"""
+
+_FOREIGN_KEYS = """
+SELECT k.conrelid::regclass::text, k.conname, pg_catalog.pg_get_constraintdef(k.oid), k.confrelid::regclass::text
+  FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
+ WHERE k.contype = 'f' AND c.relnamespace = %(schema)s::regnamespace
+ ORDER BY 1, 2
+"""
+
+_CARRIER = "_citus_type_carrier"
+
+_TYPES = """
+SELECT t.oid::regtype::text
+  FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_class c ON c.oid = t.typrelid
+ WHERE t.typnamespace = %(schema)s::regnamespace AND t.typtype IN ('c', 'e', 'd')
+   AND (t.typrelid = 0 OR c.relkind = 'c')
+   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object d
+                    WHERE d.classid = 'pg_catalog.pg_type'::regclass AND d.objid = t.oid)
+ ORDER BY 1
+"""
+
+_FUNCTIONS = """
+SELECT p.oid::regprocedure::text,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object d
+                WHERE d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = p.oid)
+  FROM pg_catalog.pg_proc p
+ WHERE p.pronamespace = %(schema)s::regnamespace AND p.prokind IN ('f', 'p')
+ ORDER BY 1
+"""
+
+
+def _coordinator_check(connection: Any) -> list[str]:
+    """The workers' ``host:port``; DistributeError unless this is a migrated Citus coordinator with workers."""
+    row = connection.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus')").fetchone()
+    if not row or not row[0]:
+        raise DistributeError(
+            "this database is not a Citus coordinator (no citus extension): run distribute on the coordinator, "
+            "in a database where CREATE EXTENSION citus has run on every node")
+    row = connection.execute("SELECT pg_catalog.citus_is_coordinator()").fetchone()
+    if not row or not row[0]:
+        raise DistributeError("this database is a Citus worker, not the coordinator: run distribute on the coordinator")
+    row = connection.execute("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user").fetchone()
+    if not row or not row[0]:
+        raise DistributeError("distribute must run as a superuser (it distributes tables owned by history_owner "
+                              "and lets that role log in on the workers)")
+    row = connection.execute(
+        "SELECT pg_catalog.to_regprocedure('history.schema_release()') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        raise DistributeError("schema history is not deployed here: run `history-search migrate` on the coordinator "
+                              "first")
+    workers = [f"{h}:{p}" for h, p in connection.execute(
+        "SELECT node_name, node_port FROM pg_catalog.citus_get_active_worker_nodes() ORDER BY 1, 2").fetchall()]
+    if not workers:
+        raise DistributeError("the coordinator has no active worker: add them first "
+                              "(SELECT citus_add_node('host', port) for each)")
+    return workers
+
+
+def planned_layout(connection: Any) -> tuple[list[str], list[str]]:
+    """(distributed, reference): the tables of schema history by the rule, each list sorted."""
+    rows = connection.execute(_TABLES, {"schema": SCHEMA, "key": KEY}).fetchall()
+    return [t for t, d in rows if d], [t for t, d in rows if not d]
+
+
+def _functions(connection: Any) -> list[tuple[str, bool]]:
+    return [(str(f), bool(done)) for f, done in connection.execute(_FUNCTIONS, {"schema": SCHEMA}).fetchall()]
+
+
+def _owner_logs_in_on_workers(connection: Any) -> bool:
+    """Let history_owner log in on every worker (not on the coordinator); True if a worker changed."""
+    rows = connection.execute(
+        """SELECT success, result FROM pg_catalog.run_command_on_workers(
+               $$SELECT rolcanlogin FROM pg_catalog.pg_roles WHERE rolname = 'history_owner'$$)""").fetchall()
+    if all(ok and result == "t" for ok, result in rows):
+        return False
+    # Without propagation the change stays on each worker (Citus would otherwise send it to every node).
+    for ok, result in connection.execute(
+            """SELECT success, result FROM pg_catalog.run_command_on_workers(
+                   'SET citus.enable_ddl_propagation = off; ALTER ROLE history_owner LOGIN', parallel => false)"""
+    ).fetchall():
+        if not ok:
+            raise DistributeError(f"could not let history_owner log in on a worker: {result}")
+    return True
+
+
+def distribute(dsn: str) -> Layout:
+    """Lay schema history out on the Citus coordinator at ``dsn``; what it did (see the module's docstring)."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        layout = Layout(workers=_coordinator_check(connection))
+        distributed, reference = planned_layout(connection)
+        layout.distributed, layout.reference = distributed, reference
+        if not distributed:
+            raise DistributeError(f"no table of schema {SCHEMA} has a {KEY} column: nothing to distribute by")
+
+        placed = {t: (kind, colocation) for t, kind, colocation in
+                  connection.execute(_PLACED, {"schema": SCHEMA}).fetchall()}
+        wrong = sorted(
+            f"{t} is already a {placed[t][0]} table" for t in distributed + reference
+            if t in placed and placed[t][0] != ("distributed" if t in distributed else "reference"))
+        if wrong:
+            raise DistributeError(
+                "; ".join(wrong) + f" (the rule: a table with {KEY} is distributed by it, every other one is a "
+                "reference table): undo that by hand (undistribute_table) and run distribute again")
+        # Co-located with the conversations (what every other distributed row hangs off), when there are any.
+        anchor = f"{SCHEMA}.conversations" if f"{SCHEMA}.conversations" in distributed else distributed[0]
+        colocations = {placed[t][1] for t in distributed if t in placed}
+        if len(colocations) > 1:
+            raise DistributeError(f"the distributed tables of schema {SCHEMA} are not all co-located "
+                                  f"(co-location groups {sorted(colocations)}): undistribute them and run again")
+        todo_tables = [t for t in reference + distributed if t not in placed]
+
+        with connection.transaction():
+            if todo_tables:
+                # Sequential: the same transaction creates shards and then foreign keys between them.
+                connection.execute("SET LOCAL citus.multi_shard_modify_mode = 'sequential'")
+                keys = connection.execute(_FOREIGN_KEYS, {"schema": SCHEMA}).fetchall()
+                for table, name, _definition, referenced in keys:
+                    if table in reference and referenced in distributed:
+                        raise DistributeError(
+                            f"reference table {table} has a foreign key ({name}) to {referenced}, which has {KEY} "
+                            f"and is distributed: Citus allows no reference table to refer to a distributed one; "
+                            f"give {table} a {KEY} too")
+                for table, name, _definition, _referenced in keys:
+                    connection.execute(sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(
+                        sql.SQL(table), sql.Identifier(name)))
+                for table in reference:
+                    if table not in placed:
+                        connection.execute("SELECT pg_catalog.create_reference_table(%s)", (table,))
+                        layout.changed.append(f"reference table {table}")
+                for table in sorted(distributed, key=lambda t: t != anchor):
+                    if table not in placed:
+                        # The first starts a co-location group of its own; every other one joins it.
+                        connection.execute(
+                            "SELECT pg_catalog.create_distributed_table(%s, %s, colocate_with => %s)",
+                            (table, KEY, "none" if table == anchor else anchor))
+                        layout.changed.append(f"distributed table {table} by {KEY}")
+                for table, name, definition, _referenced in keys:
+                    connection.execute(sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {}").format(
+                        sql.SQL(table), sql.Identifier(name), sql.SQL(definition)))
+        # A type that only function bodies use (no table column, no signature) is nobody's dependency, so
+        # Citus would not create it on the workers: a throwaway function taking it carries it there.
+        for (type_name,) in connection.execute(_TYPES, {"schema": SCHEMA}).fetchall():
+            with connection.transaction():
+                connection.execute(sql.SQL("CREATE FUNCTION {}.{}(p {}) RETURNS void LANGUAGE sql AS ''").format(
+                    sql.Identifier(SCHEMA), sql.Identifier(_CARRIER), sql.SQL(type_name)))
+                connection.execute(sql.SQL("SELECT pg_catalog.create_distributed_function({})").format(
+                    sql.Literal(f"{SCHEMA}.{_CARRIER}({type_name})")))
+                connection.execute(sql.SQL("DROP FUNCTION {}.{}({})").format(
+                    sql.Identifier(SCHEMA), sql.Identifier(_CARRIER), sql.SQL(type_name)))
+            layout.changed.append(f"type {type_name} on every node")
+        # A SQL function's body (BEGIN ATOMIC) is checked on each node when it is created there, so
+        # the functions it calls must be there first: distribute in passes until none is left.
+        pending = [f for f, done in _functions(connection) if not done]
+        while pending:
+            failed: list[tuple[str, str]] = []
+            for function in pending:
+                try:
+                    connection.execute("SELECT pg_catalog.create_distributed_function(%s)", (function,))
+                except psycopg.Error as exc:
+                    failed.append((function, str(exc).splitlines()[0]))
+                else:
+                    layout.changed.append(f"function {function} on every node")
+            if len(failed) == len(pending):
+                raise DistributeError(f"could not create {failed[0][0]} on the workers: {failed[0][1]}")
+            pending = [f for f, _ in failed]
+        # Last: the first object of this database that Citus creates on the workers with its owner
+        # re-creates the owner role there as the coordinator has it (NOLOGIN).
+        if _owner_logs_in_on_workers(connection):
+            layout.changed.append("role history_owner: LOGIN on the workers")
+        layout.functions = [f for f, _ in _functions(connection)]
+        return layout

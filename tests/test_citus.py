@@ -1,0 +1,313 @@
+"""history-search on Citus: migrate and distribute on a coordinator with two workers.
+
+Collected only in the Citus job (``make test-citus``: ``HISTORY_SEARCH_CITUS=1``,
+tests/conftest.py leaves this file out otherwise), which needs Citus installed
+into the server's PostgreSQL (``$HISTORY_SEARCH_CITUS_SRC/build``). One
+throwaway Citus cluster (a coordinator and two workers, three local servers) per
+session; each test gets its own database on every node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from typing import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from history_search.citus_cluster import ThrowawayCitusCluster
+from history_search.client import Auditor, Runtime, Search
+from history_search.cluster import ThrowawayCluster
+from history_search.demo import World, load_world
+from history_search.distribute import DistributeError, distribute, planned_layout
+from history_search.errors import DatabaseError
+from history_search.migrations import apply_migrations
+
+_names = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def citus() -> Iterator[ThrowawayCitusCluster]:
+    with ThrowawayCitusCluster(workers=2) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def citus_db(citus: ThrowawayCitusCluster) -> Iterator[str]:
+    """A database with Citus on every node and the workers registered (not migrated); its coordinator URL."""
+    name = f"hs_citus_{next(_names)}"
+    url = citus.create_database(name)
+    try:
+        yield url
+    finally:
+        citus.drop_database(name)
+
+
+@pytest.fixture
+def migrated(citus_db: str) -> str:
+    apply_migrations(citus_db)
+    return citus_db
+
+
+@pytest.fixture
+def distributed(migrated: str) -> str:
+    distribute(migrated)
+    return migrated
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "history_search", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def _on_nodes(citus: ThrowawayCitusCluster, url: str, query: str) -> list[object]:
+    """``query``'s first column on the coordinator, then each worker, in this test's database."""
+    name = url.rsplit("/", 1)[1]
+    out = []
+    for node in citus.nodes:
+        with psycopg.connect(node.dsn_for(name), autocommit=True) as c:
+            row = c.execute(query).fetchone()
+            out.append(None if row is None else row[0])
+    return out
+
+
+# -- migrate ---------------------------------------------------------------------
+
+
+def test_migrate_runs_on_a_coordinator_and_creates_on_the_coordinator_only(citus, citus_db):
+    """Citus sends DDL to the workers as the current role; the migration runs as NOLOGIN history_owner."""
+    proc = _cli("migrate", "--dsn", citus_db)
+    assert proc.returncode == 0, proc.stderr
+    assert "applied release@rework1" in proc.stdout
+    # Nothing reached the workers yet (distribute takes the schema there), and the owner still cannot log in.
+    assert _on_nodes(citus, citus_db, "SELECT count(*) FROM pg_namespace WHERE nspname = 'history'") == [1, 0, 0]
+    assert _on_nodes(citus, citus_db, "SELECT rolcanlogin FROM pg_roles WHERE rolname = 'history_owner'") \
+        == [False, False, False]
+    again = _cli("migrate", "--dsn", citus_db)
+    assert (again.returncode, again.stdout.strip()) == (0, "up to date")
+
+
+# -- distribute ------------------------------------------------------------------
+
+
+def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
+    proc = _cli("distribute", "--dsn", migrated, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert not report["up_to_date"] and len(report["workers"]) == 2
+
+    with psycopg.connect(migrated, autocommit=True) as c:
+        placed = dict(c.execute(
+            """SELECT logicalrelid::regclass::text,
+                      CASE WHEN partmethod = 'h' THEN 'hash:' || column_to_column_name(logicalrelid, partkey)
+                           WHEN repmodel = 't' THEN 'reference' ELSE partmethod::text END
+                 FROM pg_dist_partition
+                WHERE logicalrelid::regclass::text LIKE 'history.%'""").fetchall())
+        tenant_tables = {t for (t,) in c.execute(
+            """SELECT attrelid::regclass::text FROM pg_attribute a JOIN pg_class r ON r.oid = a.attrelid
+                WHERE r.relnamespace = 'history'::regnamespace AND r.relkind = 'r' AND a.attname = 'tenant_key'
+                  AND r.relname <> 'tenants'""").fetchall()}
+        all_tables = {t for (t,) in c.execute(
+            "SELECT oid::regclass::text FROM pg_class WHERE relnamespace = 'history'::regnamespace "
+            "AND relkind = 'r'").fetchall()}
+        colocations = c.execute(
+            "SELECT count(DISTINCT colocationid) FROM pg_dist_partition WHERE partmethod = 'h' "
+            "AND logicalrelid::regclass::text LIKE 'history.%'").fetchone()
+        # Each distributed table has shards on both workers; each reference table a copy on every node.
+        spread = dict(c.execute(
+            """SELECT s.logicalrelid::regclass::text, count(DISTINCT p.nodename || ':' || p.nodeport)
+                 FROM pg_dist_shard s JOIN pg_dist_shard_placement p USING (shardid)
+                WHERE s.logicalrelid::regclass::text LIKE 'history.%%'
+                  AND p.nodeport <> %s
+                GROUP BY 1""", (citus.coordinator.port,)).fetchall())
+        undistributed_functions = c.execute(
+            """SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'history'::regnamespace
+                  AND NOT EXISTS (SELECT 1 FROM pg_dist_object d
+                                   WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid)""").fetchone()
+    assert {"history.messages", "history.runs", "history.conversations"} <= tenant_tables
+    assert {t: k for t, k in placed.items() if t in tenant_tables} == {t: "hash:tenant_key" for t in tenant_tables}
+    assert {t: k for t, k in placed.items() if t not in tenant_tables} == \
+        {t: "reference" for t in all_tables - tenant_tables}
+    assert {"history.tenants", "history.search_settings", "history.query_digest_keys"} <= all_tables - tenant_tables
+    assert colocations == (1,)
+    # ... the group history.conversations started: it was distributed first (its shards have the lowest ids).
+    with psycopg.connect(migrated, autocommit=True) as c:
+        assert c.execute("SELECT s.logicalrelid::regclass::text FROM pg_dist_shard s JOIN pg_dist_partition p "
+                         "USING (logicalrelid) WHERE p.partmethod = 'h' ORDER BY s.shardid LIMIT 1"
+                         ).fetchone() == ("history.conversations",)
+    assert spread == {t: 2 for t in all_tables}
+    assert undistributed_functions == (0,)
+    # The foreign keys were put back as they were.
+    assert _on_nodes(citus, migrated, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' "
+                                      "AND connamespace = 'history'::regnamespace")[0] >= 20
+    # The owner logs in on the workers only; the coordinator keeps it as the release made it.
+    assert _on_nodes(citus, migrated, "SELECT rolcanlogin FROM pg_roles WHERE rolname = 'history_owner'") \
+        == [False, True, True]
+    # And `check` on the coordinator still finds the database as its release made it.
+    check = _cli("check", "--dsn", migrated)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_distribute_twice_changes_nothing(distributed):
+    with psycopg.connect(distributed, autocommit=True) as c:
+        before = c.execute("SELECT count(*), sum(shardid) FROM pg_dist_shard").fetchone()
+    proc = _cli("distribute", "--dsn", distributed)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("up to date: ") and "distributed:" not in proc.stdout
+    with psycopg.connect(distributed, autocommit=True) as c:
+        assert c.execute("SELECT count(*), sum(shardid) FROM pg_dist_shard").fetchone() == before
+
+
+def test_distribute_refuses_before_migrate(citus_db):
+    proc = _cli("distribute", "--dsn", citus_db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "history-search distribute: schema history is not deployed here: run `history-search migrate` on the "
+        "coordinator first"]
+
+
+def test_distribute_refuses_a_worker(citus, migrated):
+    name = migrated.rsplit("/", 1)[1]
+    proc = _cli("distribute", "--dsn", citus.workers[0].dsn_for(name))
+    assert proc.returncode == 2
+    assert "is a Citus worker, not the coordinator" in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_distribute_refuses_a_reference_table_referring_to_a_distributed_one(migrated):
+    with psycopg.connect(migrated, autocommit=True) as c:
+        c.execute("ALTER TABLE history.search_settings ADD COLUMN probe_conversation bigint, "
+                  "ADD COLUMN probe_tenant integer, ADD CONSTRAINT probe_fk FOREIGN KEY "
+                  "(probe_conversation, probe_tenant) REFERENCES history.conversations")
+    with pytest.raises(DistributeError, match="reference table history.search_settings has a foreign key "
+                                              r"\(probe_fk\) to history.conversations"):
+        distribute(migrated)
+    with psycopg.connect(migrated, autocommit=True) as c:
+        assert c.execute("SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::regclass::text "
+                         "LIKE 'history.%'").fetchone() == (0,)
+
+
+def test_distribute_is_one_transaction(migrated):
+    """A table Citus refuses half-way (after the foreign keys are dropped and other tables distributed)
+    leaves every table local and every foreign key in place."""
+    with psycopg.connect(migrated, autocommit=True) as c:
+        keys_before = c.execute("SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                                "FROM pg_constraint WHERE contype = 'f' AND connamespace = 'history'::regnamespace "
+                                "ORDER BY 1, 2").fetchall()
+        c.execute("SET ROLE history_owner")
+        # A unique key without the distribution column: Citus refuses to distribute this table.
+        c.execute("CREATE TABLE history.probe_bad (k bigint PRIMARY KEY, tenant_key integer NOT NULL DEFAULT 1)")
+        c.execute("RESET ROLE")
+    with pytest.raises(psycopg.Error, match="partition column|distribution column"):
+        distribute(migrated)
+    with psycopg.connect(migrated, autocommit=True) as c:
+        assert c.execute("SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::regclass::text "
+                         "LIKE 'history.%'").fetchone() == (0,)
+        assert c.execute("SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                         "FROM pg_constraint WHERE contype = 'f' AND connamespace = 'history'::regnamespace "
+                         "ORDER BY 1, 2").fetchall() == keys_before
+
+
+def test_planned_layout_follows_tenant_key(migrated):
+    """The rule is the catalog's: a new table with tenant_key is distributed, one without is a reference table."""
+    with psycopg.connect(migrated, autocommit=True) as c:
+        c.execute("SET ROLE history_owner")
+        c.execute("CREATE TABLE history.probe_with (k bigint, tenant_key integer NOT NULL DEFAULT 1, "
+                  "PRIMARY KEY (k, tenant_key))")
+        c.execute("CREATE TABLE history.probe_without (k bigint PRIMARY KEY)")
+        c.execute("RESET ROLE")
+        distributed, reference = planned_layout(c)
+    assert "history.probe_with" in distributed and "history.probe_without" in reference
+    assert "history.tenants" in reference and "history.tenants" not in distributed
+    layout = distribute(migrated)
+    assert "distributed table history.probe_with by tenant_key" in layout.changed
+    assert "reference table history.probe_without" in layout.changed
+
+
+# -- security ----------------------------------------------------------------------
+
+
+def test_client_roles_still_cannot_read_tables(distributed):
+    with psycopg.connect(distributed, autocommit=True) as c:
+        for role in ("history_searcher", "history_runtime", "history_auditor"):
+            c.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+            for table in ("history.messages", "history.accounts", "history.run_evidence"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    c.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(sql.SQL(table)))
+            c.execute("RESET ROLE")
+
+
+# -- a turn end to end, against one node ----------------------------------------------
+
+
+@contextlib.contextmanager
+def _as(dsn: str, role: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+        yield c
+
+
+def _turn(dsn: str) -> dict[str, object]:
+    """Load the demo's world, play one turn (searches, budget, audit, delivery); what a caller sees."""
+    w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
+    with _as(dsn, "history_runtime") as rc, _as(dsn, "history_searcher") as sc, _as(dsn, "history_auditor") as ac:
+        rt = Runtime(rc)
+        with rc.transaction():
+            load_world(rt, w)
+        rt.post_message(w.m("launch-7"), w.launch, w.alice, "@helper where do we stand on the Atlas launch date?",
+                        w.ago(minutes=2))
+        run = rt.begin_run(w.agent, w.launch, w.alice, w.m("launch-7"))
+        search = Search(sc, run)
+        results = [search.search(q, limit=5) for q in ("Atlas launch date", "security review risk", "billing export")]
+        audit = Auditor(ac).search_events(run=run)
+        delivery = [(p.message_id, p.reason) for p in rt.check_delivery(run)]
+        rt.record_reply(run, w.m("launch-7-reply"), "The launch is planned for the 12th.", w.ago(minutes=1))
+        return {
+            "hits": [[(h.message_id, round(h.score, 6)) for h in r.hits] for r in results],
+            "budget": [(r.status, r.budget_used, r.budget_remaining) for r in results],
+            "audit": sorted((e["hit_count"], e["excluded_audience"]) for e in audit),
+            "delivery": delivery,
+        }
+
+
+# The write and search functions still name rows by their text ids alone, which Citus can only
+# run as multi-shard statements it refuses in these shapes (docs/scale-out.md, "What still blocks
+# a search on Citus"): the first one met is history._query_languages' recursive CTE.
+@pytest.mark.xfail(strict=True, raises=DatabaseError,
+                   reason="functions of the write and search surface not yet runnable on Citus")
+def test_a_turn_on_the_coordinator_sees_what_one_node_sees(distributed):
+    with ThrowawayCluster() as single:
+        with psycopg.connect(single.dsn, autocommit=True) as c:
+            c.execute("CREATE DATABASE hs_single")
+        one = single.dsn_for("hs_single")
+        apply_migrations(one)
+        expected = _turn(one)
+    assert expected["hits"][0], "the single-node turn finds the launch messages"
+    assert _turn(distributed) == expected
+
+
+def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):
+    """A SECURITY DEFINER function runs as history_owner, and Citus reaches the workers' shards as the
+    current role: it works because distribute let the owner log in on the workers, and fails without it
+    (as after citus_add_node) until distribute runs again."""
+    def run_status() -> str:
+        with psycopg.connect(distributed, autocommit=True) as c:
+            c.execute("SET ROLE history_runtime")
+            with pytest.raises(psycopg.Error) as raised:  # a multi-shard read of history.runs by token
+                c.execute("SELECT history.run_status('00000000-0000-0000-0000-000000000000')")
+            return str(raised.value)
+
+    assert "unknown run" in run_status()
+    with psycopg.connect(distributed, autocommit=True) as c:
+        c.execute("SELECT run_command_on_workers('SET citus.enable_ddl_propagation = off; "
+                  "ALTER ROLE history_owner NOLOGIN')")
+    assert 'role "history_owner" is not permitted to log in' in run_status()
+    proc = _cli("distribute", "--dsn", distributed)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "distributed: role history_owner: LOGIN on the workers"
+    assert "unknown run" in run_status()
