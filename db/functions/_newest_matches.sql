@@ -7,15 +7,20 @@
 --    conversation): only rows inside their conversation's window;
 --  * p_member_windows: only rows inside p_agent's membership intervals;
 --  * neither: at any time (the counting pass, which counts the rest).
--- The windows are applied before the count, in every strategy, so p_count
--- counts only visible rows: newer rows outside the windows (after the agent
--- left a busy conversation) never push an older visible one out (SPEC §9:
--- caps bound work, never eligibility).
+-- and passing the other rules of who may see what, when given: not in
+-- p_exclude (the run's context), and, for a non-empty p_audience, a lineage
+-- the audience may read (history._lineage_blocked, with the audience's
+-- windows p_audience_conversations, p_audience_windows).
+-- The windows and the other rules are applied before the count, in every
+-- strategy, so p_count counts only visible rows: newer rows outside the
+-- windows (after the agent left a busy conversation), or whose lineage the
+-- audience may not read, never push an older eligible one out (caps bound
+-- work, never eligibility).
 --
--- No single plan is bounded for every query, so the strategy is chosen from
--- the planner's estimates of how many messages match (M), how many rows the
--- projection holds (T) and, for a list of conversations, how many messages
--- the list holds (S, history._listed_rows):
+-- No single plan is bounded for every query, so the strategy is chosen by
+-- history._candidate_strategy from the planner's estimates of how many
+-- messages match (M), how many rows the projection holds (T) and, for a list
+-- of conversations, how many messages the list holds (S, history._listed_rows):
 --  * text, when M <= 20 * p_count (the planner's estimate for any term
 --    rarer than its most common ones is at most about that), or for a list
 --    when it reads the least: the text index (a list of at most 250
@@ -58,7 +63,9 @@
 CREATE OR REPLACE FUNCTION history._newest_matches(
     p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
     p_member_windows boolean, p_authors bigint[],
-    p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text DEFAULT NULL)
+    p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text DEFAULT NULL,
+    p_audience bigint[] DEFAULT NULL, p_audience_conversations bigint[] DEFAULT NULL,
+    p_audience_windows tstzmultirange[] DEFAULT NULL, p_exclude bigint[] DEFAULT NULL)
 RETURNS SETOF history.message_search_documents
 LANGUAGE plpgsql
 VOLATILE  -- it asks EXPLAIN for estimates and switches planner settings
@@ -71,7 +78,7 @@ DECLARE
     v_total      float8;
     v_probe      history.message_search_documents[];
     v_probe_rows bigint := least(50 * p_count, 50000);
-    v_costs      float8[];  -- rows read by text, walk, slice (estimates)
+    v_costs      float8[];  -- a long list's slice reads: and, filter, listed (estimates)
     v_newest     timestamptz;
     v_oldest     timestamptz;
     v_first_hour bigint;    -- the oldest hour that can hold a match (hours since 2000-01-01, UTC)
@@ -98,7 +105,8 @@ DECLARE
     -- reads all their rows.
     v_short_list boolean := coalesce(pg_catalog.cardinality(p_conversations) <= 250, false);
     -- The probe's and the text plan's filters, as SQL over $1 .. $8 (query,
-    -- agent, conversations, windows, authors, after, before, count). One
+    -- agent, conversations, windows, authors, after, before, count) and
+    -- $12 .. $15 (exclude, audience, its conversations and windows). One
     -- text per case, not a CASE: a membership test under a CASE or an OR
     -- stays a subplan that hashes all the agent's memberships (250 000 rows,
     -- 300 ms, for the everything-agent at 10M) instead of becoming a semi-join.
@@ -120,7 +128,11 @@ DECLARE
                             WHERE w.conversation_key = d.conversation_key AND d.sent_at <@ w.visible)' ELSE '' END
         || '
                AND ($5 IS NULL OR d.author_key = ANY ($5))
-               AND ($6 IS NULL OR d.sent_at >= $6) AND ($7 IS NULL OR d.sent_at < $7)';
+               AND ($6 IS NULL OR d.sent_at >= $6) AND ($7 IS NULL OR d.sent_at < $7)'
+        || CASE WHEN pg_catalog.cardinality(p_exclude) > 0 THEN '
+               AND d.message_key <> ALL ($12)' ELSE '' END
+        || CASE WHEN pg_catalog.cardinality(p_audience) > 0 THEN '
+               AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, $14, $15, $13))' ELSE '' END;
     v_filters text := 'd.document @@ $1' || v_list_test || v_other_filters;
     v_slice_read text;     -- a long list's slice: 'and', 'filter' or 'listed' (see the loop)
     v_slice_where text;    -- one slice's conditions
@@ -146,51 +158,14 @@ BEGIN
         SELECT c.reltuples INTO v_total FROM pg_catalog.pg_class c
          WHERE c.oid = 'history.message_search_documents'::pg_catalog.regclass;
         v_total := greatest(v_total, 1);
-        IF v_matches <= 20 * p_count THEN
-            v_strategy := 'text';
-        ELSIF pg_catalog.cardinality(p_conversations) <= 5000 THEN
+        v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations));
+        IF v_strategy IS NULL THEN  -- it needs the list's estimates: only now worth their reads
             v_set_rows := history._listed_rows(p_conversations, v_total);
             SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
               FROM history.message_search_documents d;  -- two index probes
             v_hours := coalesce((history._time_buckets(v_newest))[1] / 2 - (history._time_buckets(v_oldest))[1] / 2 + 1, 1);
-            -- Rows each reads or fetches (a compressed posting, a time key's
-            -- too, costs ~1/50 of a fetched row: at 10M a slice of 105 days,
-            -- two million time postings, took 46 ms in the index; a bitmap
-            -- entry ~1/4): text,
-            -- for a short list (tested inside the text index) the list's
-            -- matches and the M + S postings it intersects (a list holding two
-            -- big channels, S = 2 000 000, took 52 ms in the index at 10M for
-            -- M = 40 000, where slices took 21), else the list's matches and
-            -- the M + S bitmap entries ANDed (at 10M, 115 000 and 54 000 of
-            -- them took 30 ms where slices took 110); a walk (at most 1000
-            -- conversations), about p_count / density, at most S, plus a
-            -- descent per conversation; slices, the list's matches in the
-            -- hours that hold p_count (for a longer list all conversations'
-            -- matches there), those hours' time postings (a short list's
-            -- slices by weeks: the list's postings in those hours and a week
-            -- more, that week's matches, and a key per conversation and week,
-            -- each about as costly as 20 fetched rows: at 10M, one slice over
-            -- a 20-conversation list's weeks took 25 ms, where the whole
-            -- search without weeks took 8) and a few scans.
-            v_costs := ARRAY[CASE WHEN v_short_list THEN v_matches * v_set_rows / v_total + (v_matches + v_set_rows) / 50
-                                  ELSE v_matches * v_set_rows / v_total + (v_matches + v_set_rows) / 4 END,
-                             CASE WHEN pg_catalog.cardinality(p_conversations) <= 1000
-                                  THEN least(v_set_rows, p_count * v_total / v_matches)
-                                       + 10 * pg_catalog.cardinality(p_conversations)
-                                  ELSE 'Infinity' END,
-                             CASE WHEN v_short_list THEN 1.25 * p_count ELSE p_count * v_total / v_set_rows END
-                             + least(p_count * v_total * v_total / (v_matches * v_set_rows) / 50,
-                                     CASE WHEN v_short_list
-                                          THEN 1.25 * p_count * v_total / v_matches / 50
-                                               + (v_set_rows / 50 + v_matches * v_set_rows / v_total) * 168 / v_hours
-                                               + 20 * pg_catalog.cardinality(p_conversations)
-                                                 * (1.25 * p_count * v_total / (v_matches * v_set_rows) * v_hours / 168 + 1)
-                                          ELSE 'Infinity' END)
-                             + 200];
-            v_strategy := CASE WHEN v_costs[3] < least(v_costs[1], v_costs[2]) THEN 'slice'
-                               WHEN v_costs[2] < v_costs[1] THEN 'walk' ELSE 'text' END;
-        ELSE
-            v_strategy := 'slice';
+            v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations),
+                                                      v_set_rows, v_hours);
         END IF;
     END IF;
 
@@ -245,7 +220,8 @@ BEGIN
                    INTO v_slice
                   USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before,
                         p_count - pg_catalog.cardinality(v_found),
-                        pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour');
+                        pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour'),
+                        NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
                 v_found := v_found || v_slice;
                 EXIT;
             END IF;
@@ -345,7 +321,8 @@ BEGIN
               USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before,
                     p_count - pg_catalog.cardinality(v_found), v_keys,
                     pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour - v_width + 1) * interval '1 hour'),
-                    pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour');
+                    pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour'),
+                    p_exclude, p_audience, p_audience_conversations, p_audience_windows;
             v_found := v_found || v_slice;
             v_hours_read := v_hours_read + v_width;
             v_hour := v_hour - v_width;
@@ -391,6 +368,9 @@ BEGIN
                     AND d.document @@ p_query
                     AND (p_authors IS NULL OR d.author_key = ANY (p_authors))
                     AND (p_after IS NULL OR d.sent_at >= p_after) AND (p_before IS NULL OR d.sent_at < p_before)
+                    AND (p_exclude IS NULL OR d.message_key <> ALL (p_exclude))
+                    AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, p_audience_conversations,
+                                                                            p_audience_windows, coalesce(p_audience, '{}')))
                   ORDER BY d.sent_at DESC, d.message_id DESC
                   LIMIT p_count) d
              ORDER BY d.sent_at DESC, d.message_id DESC
@@ -408,7 +388,8 @@ BEGIN
              ORDER BY d.sent_at DESC, d.message_id DESC
              LIMIT $8)'
            INTO v_probe
-          USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count, v_probe_rows;
+          USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count, v_probe_rows,
+                NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
         IF pg_catalog.cardinality(v_probe) = p_count THEN
             RETURN QUERY SELECT (x).* FROM pg_catalog.unnest(v_probe) x;
             RETURN;
@@ -426,11 +407,14 @@ BEGIN
          WHERE ' || v_filters || '
          ORDER BY d.sent_at DESC, d.message_id DESC
          LIMIT $8'
-      USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count;
+      USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count,
+            NULL::bigint, NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
     PERFORM pg_catalog.set_config('enable_indexscan', v_indexscan, true);
 END
 $function$;
 
-COMMENT ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text) IS
+COMMENT ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
+    bigint[], bigint[], tstzmultirange[], bigint[]) IS
     'Internal: the newest matches of a query inside the visible windows of an agent''s (or the given) conversations, with bounded work';
-REVOKE ALL ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
+    bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;

@@ -61,6 +61,9 @@ DECLARE
     v_named_authors     bigint[];
     v_capped            boolean := false;
     v_exclusions jsonb := '{}';
+    v_pass_exclusions jsonb;   -- the ranking pass's lineage and in-context counts
+    v_pass_capped boolean;
+    v_refill     boolean := false;
     v_ranked     history._ranked_candidate[] := '{}';
     v_hit        history._ranked_candidate;
     v_before     bigint[][];
@@ -182,7 +185,9 @@ BEGIN
     --    max_candidates matches passing the speaker and time filters inside
     --    the eligible windows (so ineligible newer matches never crowd out an
     --    eligible older one); it counts their lineage and in-context removals
-    --    and ranks the rest.
+    --    and ranks the rest. When it reached its cap and removed some, it is
+    --    read again with lineage and context tested inside the scan (every
+    --    rule applies before the cap), keeping the counts of the first read.
     --    One more row than the cap is read to tell whether the cap was reached.
     IF v_query IS NOT NULL THEN
         WITH newest AS MATERIALIZED (
@@ -230,6 +235,7 @@ BEGIN
                       WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
                coalesce((SELECT array_agg(p.account_key ORDER BY p.account_key) FROM people p WHERE p.terms && v_terms), '{}')
           INTO v_name_terms, v_named_authors;
+        LOOP
         WITH newest AS MATERIALIZED (
             SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
@@ -242,7 +248,11 @@ BEGIN
                        p_member_windows => coalesce(cardinality(v_audience), 0) = 0,
                        p_authors => CASE v_speaker WHEN 'requester' THEN v_requester_accounts
                                                    WHEN 'you' THEN ARRAY[v_run.agent_key] END,
-                       p_after => p_after, p_before => p_before, p_count => v_settings.max_candidates + 1) n
+                       p_after => p_after, p_before => p_before, p_count => v_settings.max_candidates + 1,
+                       p_audience => CASE WHEN v_refill THEN v_audience END,
+                       p_audience_conversations => CASE WHEN v_refill THEN v_audience_convs END,
+                       p_audience_windows => CASE WHEN v_refill THEN v_audience_visible END,
+                       p_exclude => CASE WHEN v_refill THEN v_context END) n
         ), eligible_windows AS (
             SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
              WHERE cardinality(v_audience) > 0
@@ -296,10 +306,10 @@ BEGIN
              ORDER BY s.total DESC, c.sent_at DESC, c.message_id
              LIMIT v_limit
         )
-        SELECT v_exclusions || (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
-                                  FROM (SELECT excluded_by, count(*) AS n FROM candidates
-                                         WHERE excluded_by IS NOT NULL GROUP BY 1) x),
-               v_capped OR (SELECT count(*) FROM newest) > v_settings.max_candidates,
+        SELECT (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
+                  FROM (SELECT excluded_by, count(*) AS n FROM candidates
+                         WHERE excluded_by IS NOT NULL GROUP BY 1) x),
+               (SELECT count(*) FROM newest) > v_settings.max_candidates,
                (SELECT coalesce(array_agg(ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at,
                                               t.visible, t.text_score, t.coverage, t.actor, t.conversation,
                                               t.participation, t.recency, t.total,
@@ -309,7 +319,14 @@ BEGIN
                                           )::history._ranked_candidate
                                       ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
                   FROM top t)
-          INTO v_exclusions, v_capped, v_ranked;
+          INTO v_pass_exclusions, v_pass_capped, v_ranked;
+        IF NOT v_refill THEN
+            v_exclusions := v_exclusions || v_pass_exclusions;
+            v_capped := v_capped OR v_pass_capped;
+        END IF;
+        EXIT WHEN v_refill OR NOT v_pass_capped OR v_pass_exclusions = '{}';
+        v_refill := true;
+        END LOOP;
     END IF;
     -- From here on every statement reads a handful of rows by key: plan once.
     PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
