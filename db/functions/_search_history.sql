@@ -191,7 +191,7 @@ BEGIN
     --    One more row than the cap is read to tell whether the cap was reached.
     IF v_query IS NOT NULL THEN
         WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
+            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at, n.has_lineage,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
               FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs,
                                            p_windows => NULL, p_member_windows => false,  -- at any time: it counts the rest
@@ -200,7 +200,9 @@ BEGIN
         ), agent_windows AS (
             SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
         )
-        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
+        -- (lineage and context are counted by the ranking pass)
+        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n)
+                          FILTER (WHERE x.excluded_by IN ('speaker', 'time', 'perspective', 'audience')), '{}'),
                (SELECT count(*) FROM newest) > v_settings.max_counted_candidates
           INTO v_exclusions, v_capped
           FROM (SELECT r.excluded_by, count(*) AS n
@@ -212,8 +214,8 @@ BEGIN
                      WHEN v_speaker = 'requester' AND c.author_key <> ALL (v_requester_accounts) THEN 'speaker'
                      WHEN v_speaker = 'you' AND c.author_key <> v_run.agent_key THEN 'speaker'
                      WHEN c.sent_at < p_after OR c.sent_at >= p_before THEN 'time'
-                     WHEN NOT c.sent_at <@ aw.visible THEN 'perspective'
-                     WHEN cardinality(v_audience) > 0 AND NOT coalesce(c.sent_at <@ au.visible, false) THEN 'audience'
+                     ELSE history._ineligible_by(c.message_key, c.sent_at, c.has_lineage, aw.visible, au.visible,
+                                                 v_audience, v_audience_convs, v_audience_visible, v_context)
                    END AS excluded_by) r
                  WHERE c.position <= v_settings.max_counted_candidates
                  GROUP BY r.excluded_by) x;
@@ -261,12 +263,9 @@ BEGIN
              WHERE cardinality(v_audience) = 0
         ), candidates AS MATERIALIZED (
             SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
-                   CASE
-                     WHEN c.has_lineage
-                          AND history._lineage_blocked(c.message_key, v_audience_convs, v_audience_visible, v_audience)
-                       THEN 'lineage'
-                     WHEN c.message_key = ANY (v_context) THEN 'in_context'
-                   END AS excluded_by
+                   -- inside the eligible windows: only lineage and context can fail
+                   history._ineligible_by(c.message_key, c.sent_at, c.has_lineage, ew.visible, ew.visible,
+                                          v_audience, v_audience_convs, v_audience_visible, v_context) AS excluded_by
               FROM newest c
               JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
              WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
@@ -353,8 +352,8 @@ BEGIN
                       AND (d.sent_at, d.message_id)
                           < (least(h.sent_at, upper(w)),
                              CASE WHEN upper(w) <= h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
-                      AND d.message_key <> ALL (v_context)
-                      AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
+                      AND history._ineligible_by(d.message_key, d.sent_at, d.has_lineage, h.visible, h.visible,
+                                                 v_audience, v_audience_convs, v_audience_visible, v_context) IS NULL
                     ORDER BY d.sent_at DESC, d.message_id DESC
                     LIMIT 2) d
                WHERE lower(w) <= h.sent_at
@@ -374,8 +373,8 @@ BEGIN
                       AND (d.sent_at, d.message_id)
                           > (greatest(h.sent_at, lower(w)),
                              CASE WHEN lower(w) > h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
-                      AND d.message_key <> ALL (v_context)
-                      AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
+                      AND history._ineligible_by(d.message_key, d.sent_at, d.has_lineage, h.visible, h.visible,
+                                                 v_audience, v_audience_convs, v_audience_visible, v_context) IS NULL
                     ORDER BY d.sent_at, d.message_id
                     LIMIT 2) d
                WHERE upper_inf(w) OR upper(w) > h.sent_at
