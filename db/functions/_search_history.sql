@@ -65,22 +65,12 @@ DECLARE
     v_pass_capped boolean;
     v_refill     boolean := false;
     v_ranked     history._ranked_candidate[] := '{}';
-    v_hit        history._ranked_candidate;
-    v_before     bigint[][];
-    v_after      bigint[][];
+    v_neighbours history._hit_neighbours[];
     v_wanted     bigint[] := '{}';
     v_alive      bigint[];
     v_prior      bigint[];
-    v_selected   bigint[] := '{}';
-    v_new        bigint[] := '{}';
+    v_admission  history._admission;
     v_remaining  integer;
-    v_withheld   boolean := false;
-    v_budget_out integer := 0;
-    v_dead       integer := 0;
-    v_admitted   jsonb := '[]';
-    v_admit_before bigint[];
-    v_admit_after  bigint[];
-    v_nb         bigint;
     v_status     text;
     v_key        history.query_digest_keys;
     v_event_key  bigint;
@@ -330,58 +320,11 @@ BEGIN
     -- From here on every statement reads a handful of rows by key: plan once.
     PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
 
-    -- 6. Neighbours: up to two eligible messages each side of every hit,
-    --    nearest first, searched only inside the hit's eligible windows so a
-    --    long ineligible stretch costs one index probe per window. One
-    --    statement for all hits; v_before[i] and v_after[i] are padded with nulls.
-    SELECT coalesce(array_agg(ARRAY[b.k[1], b.k[2]] ORDER BY h.ordinality), array_fill(NULL::bigint, ARRAY[1, 2])),
-           coalesce(array_agg(ARRAY[a.k[1], a.k[2]] ORDER BY h.ordinality), array_fill(NULL::bigint, ARRAY[1, 2]))
-      INTO v_before, v_after
-      FROM unnest(v_ranked) WITH ORDINALITY h
-      CROSS JOIN LATERAL (
-          SELECT ARRAY(SELECT n.message_key FROM (
-              SELECT d.message_key, d.sent_at, d.message_id
-                FROM unnest(h.visible) w
-               CROSS JOIN LATERAL (
-                   SELECT d.message_key, d.sent_at, d.message_id
-                     FROM history.message_search_documents d
-                    WHERE d.conversation_key = h.conversation_key
-                      AND d.sent_at >= lower(w)
-                      -- before the hit and before the window's end, as one
-                      -- bound the index scan starts from ('' sorts first)
-                      AND (d.sent_at, d.message_id)
-                          < (least(h.sent_at, upper(w)),
-                             CASE WHEN upper(w) <= h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
-                      AND history._ineligible_by(d.message_key, d.sent_at, d.has_lineage, h.visible, h.visible,
-                                                 v_audience, v_audience_convs, v_audience_visible, v_context) IS NULL
-                    ORDER BY d.sent_at DESC, d.message_id DESC
-                    LIMIT 2) d
-               WHERE lower(w) <= h.sent_at
-               ORDER BY d.sent_at DESC, d.message_id DESC
-               LIMIT 2) n) AS k) b
-      CROSS JOIN LATERAL (
-          SELECT ARRAY(SELECT n.message_key FROM (
-              SELECT d.message_key, d.sent_at, d.message_id
-                FROM unnest(h.visible) w
-               CROSS JOIN LATERAL (
-                   SELECT d.message_key, d.sent_at, d.message_id
-                     FROM history.message_search_documents d
-                    WHERE d.conversation_key = h.conversation_key
-                      AND (upper_inf(w) OR d.sent_at < upper(w))
-                      -- after the hit and from the window's start (ids are
-                      -- never empty, so > '' admits every id at that time)
-                      AND (d.sent_at, d.message_id)
-                          > (greatest(h.sent_at, lower(w)),
-                             CASE WHEN lower(w) > h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
-                      AND history._ineligible_by(d.message_key, d.sent_at, d.has_lineage, h.visible, h.visible,
-                                                 v_audience, v_audience_convs, v_audience_visible, v_context) IS NULL
-                    ORDER BY d.sent_at, d.message_id
-                    LIMIT 2) d
-               WHERE upper_inf(w) OR upper(w) > h.sent_at
-               ORDER BY d.sent_at, d.message_id
-               LIMIT 2) n) AS k) a;
+    -- 6. Neighbours (history._hit_neighbours): up to two eligible messages
+    --    each side of every hit, nearest first, inside the hit's windows.
+    v_neighbours := history._hit_neighbours(v_ranked, v_audience, v_audience_convs, v_audience_visible, v_context);
     v_wanted := ARRAY(SELECT r.message_key FROM unnest(v_ranked) r)
-                || ARRAY(SELECT x FROM unnest(v_before || v_after) x WHERE x IS NOT NULL);
+                || ARRAY(SELECT x FROM unnest(v_neighbours) n, unnest(n.before || n.after) x);
 
     -- 7. Recheck against canonical events (and hold them: FOR SHARE makes a
     --    concurrent delete wait for this transaction); note prior evidence.
@@ -394,52 +337,11 @@ BEGIN
     SELECT coalesce(array_agg(ev.message_key), '{}') INTO v_prior
       FROM history.run_evidence ev WHERE ev.run_key = v_run.run_key AND ev.message_key = ANY (v_wanted);
 
-    -- 8. Admission in rank order while the budget lasts; a message the run
-    --    already holds costs nothing. Neighbours in order before1, after1, before2, after2.
-    v_remaining := c_budget - v_run.evidence_count;
-    FOR i IN 1 .. cardinality(v_ranked) LOOP
-        v_hit := v_ranked[i];
-        IF v_hit.message_key <> ALL (v_alive) THEN
-            v_dead := v_dead + 1;
-            CONTINUE;
-        END IF;
-        IF v_hit.message_key <> ALL (v_prior || v_selected) THEN
-            IF v_remaining = 0 THEN
-                v_withheld := true;
-                v_budget_out := v_budget_out + 1;
-                CONTINUE;
-            END IF;
-            v_remaining := v_remaining - 1;
-            v_new := v_new || v_hit.message_key;
-        END IF;
-        IF v_hit.message_key <> ALL (v_selected) THEN
-            v_selected := v_selected || v_hit.message_key;
-        END IF;
-        v_admit_before := '{}';
-        v_admit_after := '{}';
-        FOREACH v_nb IN ARRAY ARRAY[v_before[i][1], v_after[i][1], v_before[i][2], v_after[i][2]] LOOP
-            CONTINUE WHEN v_nb IS NULL OR v_nb <> ALL (v_alive);
-            IF v_nb <> ALL (v_prior || v_selected) THEN
-                IF v_remaining = 0 THEN
-                    v_withheld := true;
-                    CONTINUE;
-                END IF;
-                v_remaining := v_remaining - 1;
-                v_new := v_new || v_nb;
-            END IF;
-            IF v_nb <> ALL (v_selected) THEN
-                v_selected := v_selected || v_nb;
-            END IF;
-            IF v_nb IN (v_before[i][1], v_before[i][2]) THEN
-                v_admit_before := v_admit_before || v_nb;
-            ELSE
-                v_admit_after := v_admit_after || v_nb;
-            END IF;
-        END LOOP;
-        v_admitted := v_admitted || jsonb_build_object(
-            'rank', i, 'hit', v_hit.message_key, 'before', to_jsonb(v_admit_before), 'after', to_jsonb(v_admit_after));
-    END LOOP;
-    v_status := CASE WHEN v_remaining = 0 OR v_withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
+    -- 8. Admission in rank order while the budget lasts (history._admit_hits).
+    v_admission := history._admit_hits(ARRAY(SELECT r.message_key FROM unnest(v_ranked) r), v_neighbours,
+                                       v_alive, v_prior, c_budget - v_run.evidence_count);
+    v_remaining := v_admission.remaining;
+    v_status := CASE WHEN v_remaining = 0 OR v_admission.withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
 
     -- 9. The audit event first: no evidence exists without it, and if it
     --    cannot be written the whole search fails.
@@ -453,54 +355,54 @@ BEGIN
     SELECT v_run.run_key, v_run.agent_key,
            history._hmac_sha256(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret),
            v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
-           ARRAY(SELECT m.message_id FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
-                   JOIN history.messages m ON m.message_key = (a.x->>'hit')::bigint ORDER BY a.o),
-           ARRAY(SELECT m.message_id FROM unnest(v_selected) WITH ORDINALITY s(k, o)
+           ARRAY(SELECT m.message_id FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
+                   JOIN history.messages m ON m.message_key = a.message_key ORDER BY a.o),
+           ARRAY(SELECT m.message_id FROM unnest(v_admission.selected) WITH ORDINALITY s(k, o)
                    JOIN history.messages m ON m.message_key = s.k ORDER BY s.o),
            coalesce((SELECT jsonb_agg(jsonb_build_object(
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
                         'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
                         'period', r.period, 'tells_time', r.tells_time, 'total', r.total) ORDER BY a.o)
-                       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
-                       JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
+                       FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
+                       JOIN unnest(v_ranked) r ON r.message_key = a.message_key), '[]'),
            coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
-                       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
+                       FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
                        CROSS JOIN LATERAL (
                            SELECT a.o, 0 AS p, jsonb_build_object('message_id', h.message_id, 'role', 'hit',
                                                                   'hit_message_id', h.message_id) AS obj
-                             FROM history.messages h WHERE h.message_key = (a.x->>'hit')::bigint
+                             FROM history.messages h WHERE h.message_key = a.message_key
                            UNION ALL
                            SELECT a.o, n.p, jsonb_build_object('message_id', m.message_id, 'role', n.side,
                                                                'hit_message_id', h.message_id)
                              FROM history.messages h,
-                                  LATERAL (SELECT 'before' AS side, b.k::bigint AS k, b.p
-                                             FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)
+                                  LATERAL (SELECT 'before' AS side, b.k, b.p
+                                             FROM unnest(a.before) WITH ORDINALITY b(k, p)
                                            UNION ALL
-                                           SELECT 'after', f.k::bigint, f.p + 2
-                                             FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)) n
+                                           SELECT 'after', f.k, f.p + 2
+                                             FROM unnest(a.after) WITH ORDINALITY f(k, p)) n
                              JOIN history.messages m ON m.message_key = n.k
-                            WHERE h.message_key = (a.x->>'hit')::bigint) sel), '[]'),
+                            WHERE h.message_key = a.message_key) sel), '[]'),
            coalesce((v_exclusions->>'speaker')::int, 0), coalesce((v_exclusions->>'time')::int, 0),
            coalesce((v_exclusions->>'perspective')::int, 0), coalesce((v_exclusions->>'audience')::int, 0),
-           coalesce((v_exclusions->>'lineage')::int, 0), v_dead,
-           coalesce((v_exclusions->>'in_context')::int, 0), v_budget_out, v_capped,
-           v_status, v_run.evidence_count + cardinality(v_new), v_remaining
+           coalesce((v_exclusions->>'lineage')::int, 0), v_admission.dead,
+           coalesce((v_exclusions->>'in_context')::int, 0), v_admission.budget_out, v_capped,
+           v_status, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining
     RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
 
     -- 10. Evidence (with the proofs each message relied on), the run's count, the trace.
     INSERT INTO history.run_evidence AS ev (run_key, message_key, event_key, proof_keys)
     SELECT v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
-      FROM unnest(v_selected) s(k)
+      FROM unnest(v_admission.selected) s(k)
     ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
        SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
     UPDATE history.runs
-       SET evidence_count = evidence_count + cardinality(v_new), search_count = search_count + 1
+       SET evidence_count = evidence_count + cardinality(v_admission.new_keys), search_count = search_count + 1
      WHERE run_key = v_run.run_key;
     INSERT INTO history.run_trace (run_key, entry_kind, event_key, detail)
     VALUES (v_run.run_key, 'search_audit', v_event_key,
             jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
-                               'hits', jsonb_array_length(v_admitted), 'selected', cardinality(v_selected)));
+                               'hits', cardinality(v_admission.hits), 'selected', cardinality(v_admission.selected)));
 
     -- 11. The result, with text loaded from canonical events, each body cut to
     --     max_returned_body_bytes (SPEC §3, "Size": at most 1 MB a search).
@@ -513,17 +415,17 @@ BEGIN
                                   -- positions in v_terms: the stored hits hold no query word
                                   'matched_terms', to_jsonb(ARRAY(SELECT array_position(v_terms, t)
                                                                     FROM unnest(r.matched_terms) t))),
-               coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
+               coalesce((SELECT jsonb_agg(history._message_json(b.k, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY b.p)
-                           FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)), '[]'),
-               coalesce((SELECT jsonb_agg(history._message_json(f.k::bigint, v_run.agent_key, v_requester_accounts,
+                           FROM unnest(a.before) WITH ORDINALITY b(k, p)), '[]'),
+               coalesce((SELECT jsonb_agg(history._message_json(f.k, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY f.p)
-                           FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)), '[]'),
+                           FROM unnest(a.after) WITH ORDINALITY f(k, p)), '[]'),
                h.body_truncated
            )::history.search_hit ORDER BY a.o), '{}')
       INTO v_hits
-      FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
-      JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint
+      FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
+      JOIN unnest(v_ranked) r ON r.message_key = a.message_key
       CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, v_run.agent_key, v_requester_accounts,
                                                        v_settings.max_returned_body_bytes) AS j) m
       CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
@@ -556,7 +458,7 @@ BEGIN
         END LOOP;
     END IF;
 
-    RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_new), v_remaining, v_hits)::history.search_result;
+    RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining, v_hits)::history.search_result;
 END
 $function$;
 

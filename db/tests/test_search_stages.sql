@@ -1,0 +1,80 @@
+-- The search's stages called alone: neighbours (history._hit_neighbours)
+-- and admission under the budget (history._admit_hits, a pure function).
+BEGIN;
+SELECT plan(10);
+
+-- ------------------------------------------------------------ _admit_hits
+-- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
+CREATE FUNCTION pg_temp.nb(p_before bigint[], p_after bigint[]) RETURNS history._hit_neighbours
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE n history._hit_neighbours;
+BEGIN
+    n.before := p_before;
+    n.after := p_after;
+    RETURN n;
+END $$;
+CREATE TEMP TABLE adm ON COMMIT DROP AS
+SELECT history._admit_hits(ARRAY[1, 2, 3]::bigint[],
+                           ARRAY[pg_temp.nb('{11,12}', '{13}'), pg_temp.nb('{}', '{21}'), pg_temp.nb('{31}', '{}')],
+                           ARRAY[1, 2, 3, 11, 12, 13, 21, 31]::bigint[], '{}', 400) AS everything,
+       history._admit_hits(ARRAY[1, 2, 3]::bigint[],
+                           ARRAY[pg_temp.nb('{11,12}', '{13}'), pg_temp.nb('{}', '{21}'), pg_temp.nb('{31}', '{}')],
+                           ARRAY[1, 2, 3, 11, 13, 21, 31]::bigint[], ARRAY[13]::bigint[], 2) AS tight,
+       history._admit_hits(ARRAY[1, 2]::bigint[], ARRAY[pg_temp.nb('{}', '{}'), pg_temp.nb('{}', '{}')],
+                           ARRAY[2]::bigint[], '{}', 0) AS dead_and_none_left;
+
+SELECT is((SELECT (everything).selected FROM adm), ARRAY[1, 11, 13, 12, 2, 21, 3, 31]::bigint[],
+          'admission: each hit, then its neighbours before1, after1, before2, after2');
+SELECT is((SELECT (everything).remaining FROM adm), 392, 'admission: eight new messages cost eight');
+SELECT is((SELECT array_agg(ROW(h.rank, h.message_key, h.before, h.after)::text ORDER BY h.rank)
+             FROM adm, unnest((adm.everything).hits) h),
+          ARRAY['(1,1,"{11,12}",{13})', '(2,2,{},{21})', '(3,3,{31},{})'], 'admission: each hit with its admitted neighbours');
+SELECT is((SELECT ARRAY[(tight).remaining, (tight).budget_out, cardinality((tight).new_keys)] FROM adm), ARRAY[0, 2, 2],
+          'a budget of two: hit 1, its neighbour 11 and the held 13 (free); 12 deleted; hits 2 and 3 withheld');
+SELECT is((SELECT (tight).selected FROM adm), ARRAY[1, 11, 13]::bigint[], 'a message the run holds is shown at no cost');
+SELECT is((SELECT ARRAY[(dead_and_none_left).dead, (dead_and_none_left).budget_out] FROM adm), ARRAY[1, 1],
+          'a deleted hit counts as dead, not against the budget; with none left a live one is withheld');
+SELECT is((SELECT (dead_and_none_left).withheld FROM adm), true, 'withheld says something was left out for the budget');
+
+-- --------------------------------------------------------- _hit_neighbours
+-- One conversation, six messages an hour apart; the fourth is loaded.
+DO $world$
+DECLARE k integer;
+BEGIN
+    PERFORM history.upsert_account('st-bot', 'agent');
+    PERFORM history.upsert_conversation('st-c', 'group');
+    PERFORM history.add_member('st-c', 'st-bot', '2026-01-01 00:00+00');
+    FOR k IN 1 .. 6 LOOP
+        PERFORM history.post_message('st-' || k, 'st-c', 'st-bot', 'note ' || k,
+                                     timestamptz '2026-01-02 00:00+00' + k * interval '1 hour');
+    END LOOP;
+END
+$world$;
+CREATE FUNCTION pg_temp.neighbours(p_hit text, p_visible tstzmultirange, p_context text[])
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    h history._ranked_candidate;
+    n history._hit_neighbours[];
+BEGIN
+    SELECT d.message_key, d.message_id, d.conversation_key, d.sent_at
+      INTO h.message_key, h.message_id, h.conversation_key, h.sent_at
+      FROM history.message_search_documents d WHERE d.message_id = p_hit;
+    h.visible := p_visible;
+    n := history._hit_neighbours(ARRAY[h], '{}', '{}', '{}',
+                                 ARRAY(SELECT message_key FROM history.messages WHERE message_id = ANY (p_context)));
+    RETURN ARRAY(SELECT m.message_id FROM unnest(n[1].before) WITH ORDINALITY b(k, o)
+                   JOIN history.messages m ON m.message_key = b.k ORDER BY b.o)
+           || '{|}'::text[]
+           || ARRAY(SELECT m.message_id FROM unnest(n[1].after) WITH ORDINALITY a(k, o)
+                      JOIN history.messages m ON m.message_key = a.k ORDER BY a.o);
+END $$;
+
+SELECT is(pg_temp.neighbours('st-3', '{[2026-01-01,)}', '{}'), ARRAY['st-2', 'st-1', '|', 'st-4', 'st-5'],
+          'neighbours: two each side, nearest first');
+SELECT is(pg_temp.neighbours('st-3', '{[2026-01-01,)}', '{st-4}'), ARRAY['st-2', 'st-1', '|', 'st-5', 'st-6'],
+          'neighbours: a message in the run''s context is skipped');
+SELECT is(pg_temp.neighbours('st-3', '{[2026-01-02 01:30+00,2026-01-02 04:30+00)}', '{}'), ARRAY['st-2', '|', 'st-4'],
+          'neighbours: only inside the hit''s windows');
+
+SELECT * FROM finish();
+ROLLBACK;

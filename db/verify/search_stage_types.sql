@@ -1,0 +1,6 @@
+-- Verify history-search:search_stage_types on pg
+BEGIN;
+
+SELECT (NULL::history._hit_neighbours).before, (NULL::history._admitted_hit).rank, (NULL::history._admission).hits;
+
+ROLLBACK;
