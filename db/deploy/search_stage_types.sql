@@ -31,5 +31,27 @@ CREATE TYPE history._admission AS (
 );
 COMMENT ON TYPE history._admission IS 'Internal: what admission under the run''s budget decided (history._admit_hits)';
 
+CREATE TYPE history._search_scope AS (
+    agent_key              bigint,
+    conversation_key       bigint,            -- the run's destination
+    requester_accounts     bigint[],          -- the requester and the accounts linked to it
+    audience               bigint[],          -- the destination audience (empty: none)
+    context                bigint[],          -- the run's current and loaded messages
+    agent_conversations    bigint[],          -- the agent's conversations (NULL: too many to list)
+    audience_conversations bigint[],          -- the audience's windows, parallel arrays
+    audience_windows       tstzmultirange[],
+    eligible_conversations bigint[],          -- the audience's windows cut to the agent's
+    eligible_windows       tstzmultirange[]
+);
+COMMENT ON TYPE history._search_scope IS 'Internal: what a run may see, as the search''s stages take it';
+
+CREATE TYPE history._ranking_pass AS (
+    ranked              history._ranked_candidate[],  -- best first
+    excluded_lineage    integer,
+    excluded_in_context integer,
+    capped              boolean   -- more matches than max_candidates inside the windows
+);
+COMMENT ON TYPE history._ranking_pass IS 'Internal: the ranking pass''s candidates, best first, and its counts (history._ranking_pass)';
+
 RESET ROLE;
 COMMIT;

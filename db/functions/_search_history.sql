@@ -61,9 +61,8 @@ DECLARE
     v_named_authors     bigint[];
     v_capped            boolean := false;
     v_exclusions jsonb := '{}';
-    v_pass_exclusions jsonb;   -- the ranking pass's lineage and in-context counts
-    v_pass_capped boolean;
-    v_refill     boolean := false;
+    v_scope      history._search_scope;
+    v_pass       history._ranking_pass;
     v_ranked     history._ranked_candidate[] := '{}';
     v_neighbours history._hit_neighbours[];
     v_wanted     bigint[] := '{}';
@@ -153,6 +152,18 @@ BEGIN
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
 
+    -- What the run may see, for the stages below.
+    v_scope.agent_key := v_run.agent_key;
+    v_scope.conversation_key := v_run.conversation_key;
+    v_scope.requester_accounts := v_requester_accounts;
+    v_scope.audience := v_audience;
+    v_scope.context := v_context;
+    v_scope.agent_conversations := v_agent_convs;
+    v_scope.audience_conversations := v_audience_convs;
+    v_scope.audience_windows := v_audience_visible;
+    v_scope.eligible_conversations := v_eligible_convs;
+    v_scope.eligible_windows := v_eligible_visible;
+
     -- 3. (After the windows, whose conversations it needs.) The query,
     --    analysed as documents are (docs/text-analysis.md), in the default
     --    language and those of the destination and of the conversations this
@@ -227,95 +238,21 @@ BEGIN
                       WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
                coalesce((SELECT array_agg(p.account_key ORDER BY p.account_key) FROM people p WHERE p.terms && v_terms), '{}')
           INTO v_name_terms, v_named_authors;
-        LOOP
-        WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
-                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-              FROM history._newest_matches(
-                       v_query, v_run.agent_key,
-                       CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
-                       -- only matches inside the eligible windows count against the cap (SPEC §9):
-                       -- the audience's cut to the agent's, or without an audience the agent's own
-                       p_windows => CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_visible END,
-                       p_member_windows => coalesce(cardinality(v_audience), 0) = 0,
-                       p_authors => CASE v_speaker WHEN 'requester' THEN v_requester_accounts
-                                                   WHEN 'you' THEN ARRAY[v_run.agent_key] END,
-                       p_after => p_after, p_before => p_before, p_count => v_settings.max_candidates + 1,
-                       p_audience => CASE WHEN v_refill THEN v_audience END,
-                       p_audience_conversations => CASE WHEN v_refill THEN v_audience_convs END,
-                       p_audience_windows => CASE WHEN v_refill THEN v_audience_visible END,
-                       p_exclude => CASE WHEN v_refill THEN v_context END) n
-        ), eligible_windows AS (
-            SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
-             WHERE cardinality(v_audience) > 0
-            UNION ALL
-            SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
-             WHERE cardinality(v_audience) = 0
-        ), candidates AS MATERIALIZED (
-            SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
-                   -- inside the eligible windows: only lineage and context can fail
-                   history._ineligible_by(c.message_key, c.sent_at, c.has_lineage, ew.visible, ew.visible,
-                                          v_audience, v_audience_convs, v_audience_visible, v_context) AS excluded_by
-              FROM newest c
-              JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
-             WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
-        ), participated AS (
-            -- The candidates' conversations where the requester (or a linked
-            -- account) wrote a message the audience may see: alive (the
-            -- projection holds live messages only), inside the eligible
-            -- windows, its lineage passing. Another message never counts.
-            SELECT coalesce(array_agg(w.conversation_key), '{}') AS conversation_keys
-              FROM (SELECT DISTINCT ON (e.conversation_key) e.conversation_key, e.visible
-                      FROM candidates e WHERE e.excluded_by IS NULL) w
-             WHERE EXISTS (SELECT FROM history.conversation_authors ca
-                            WHERE ca.author_key = ANY (v_requester_accounts) AND ca.conversation_key = w.conversation_key)
-               AND EXISTS (SELECT FROM unnest(w.visible) v(r), history.message_search_documents d
-                            WHERE d.conversation_key = w.conversation_key
-                              AND d.sent_at >= coalesce(lower(v.r), '-infinity') AND d.sent_at <@ v.r
-                              AND d.author_key = ANY (v_requester_accounts)
-                              AND (NOT d.has_lineage
-                                   OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible,
-                                                                   v_audience)))
-        ), top AS (
-            -- history._score ranks the eligible candidates as one set: its
-            -- rarity and length statistics come from them alone.
-            SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-                   s.named_speaker, s.session, s.period, s.tells_time, s.total
-              FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
-                           array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
-                           array_agg(e.sent_at) AS sent_at
-                      FROM candidates e WHERE e.excluded_by IS NULL) a
-             CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
-                                               v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
-                                               (SELECT p.conversation_keys FROM participated p),
-                                               v_named_authors, v_settings, now(),
-                                               history._query_period(p_query, now()),
-                                               history._query_asks_when(p_query, v_languages)) s
-              JOIN candidates c ON c.message_key = s.message_key
-             ORDER BY s.total DESC, c.sent_at DESC, c.message_id
-             LIMIT v_limit
-        )
-        SELECT (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
-                  FROM (SELECT excluded_by, count(*) AS n FROM candidates
-                         WHERE excluded_by IS NOT NULL GROUP BY 1) x),
-               (SELECT count(*) FROM newest) > v_settings.max_candidates,
-               (SELECT coalesce(array_agg(ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at,
-                                              t.visible, t.text_score, t.coverage, t.actor, t.conversation,
-                                              t.participation, t.recency, t.total,
-                                              ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
-                                                     WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord),
-                                              t.named_speaker, t.session, t.period, t.tells_time
-                                          )::history._ranked_candidate
-                                      ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
-                  FROM top t)
-          INTO v_pass_exclusions, v_pass_capped, v_ranked;
-        IF NOT v_refill THEN
-            v_exclusions := v_exclusions || v_pass_exclusions;
-            v_capped := v_capped OR v_pass_capped;
+        v_pass := history._ranking_pass(
+            v_scope, v_query, v_terms, v_name_terms, v_named_authors,
+            CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+            p_after, p_before, v_settings, v_limit,
+            history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages), p_refill => false);
+        v_capped := v_capped OR v_pass.capped;
+        v_ranked := v_pass.ranked;
+        IF v_pass.capped AND v_pass.excluded_lineage + v_pass.excluded_in_context > 0 THEN
+            v_ranked := (history._ranking_pass(
+                v_scope, v_query, v_terms, v_name_terms, v_named_authors,
+                CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+                p_after, p_before, v_settings, v_limit,
+                history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages),
+                p_refill => true)).ranked;
         END IF;
-        EXIT WHEN v_refill OR NOT v_pass_capped OR v_pass_exclusions = '{}';
-        v_refill := true;
-        END LOOP;
     END IF;
     -- From here on every statement reads a handful of rows by key: plan once.
     PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
@@ -385,8 +322,8 @@ BEGIN
                             WHERE h.message_key = a.message_key) sel), '[]'),
            coalesce((v_exclusions->>'speaker')::int, 0), coalesce((v_exclusions->>'time')::int, 0),
            coalesce((v_exclusions->>'perspective')::int, 0), coalesce((v_exclusions->>'audience')::int, 0),
-           coalesce((v_exclusions->>'lineage')::int, 0), v_admission.dead,
-           coalesce((v_exclusions->>'in_context')::int, 0), v_admission.budget_out, v_capped,
+           coalesce(v_pass.excluded_lineage, 0), v_admission.dead,
+           coalesce(v_pass.excluded_in_context, 0), v_admission.budget_out, v_capped,
            v_status, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining
     RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
 

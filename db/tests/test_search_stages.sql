@@ -1,7 +1,7 @@
 -- The search's stages called alone: neighbours (history._hit_neighbours)
 -- and admission under the budget (history._admit_hits, a pure function).
 BEGIN;
-SELECT plan(10);
+SELECT plan(15);
 
 -- ------------------------------------------------------------ _admit_hits
 -- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
@@ -75,6 +75,46 @@ SELECT is(pg_temp.neighbours('st-3', '{[2026-01-01,)}', '{st-4}'), ARRAY['st-2',
           'neighbours: a message in the run''s context is skipped');
 SELECT is(pg_temp.neighbours('st-3', '{[2026-01-02 01:30+00,2026-01-02 04:30+00)}', '{}'), ARRAY['st-2', '|', 'st-4'],
           'neighbours: only inside the hit''s windows');
+
+-- ---------------------------------------------------------- _ranking_pass
+-- The same conversation, searched for "note" with no audience: st-4 is in
+-- the run's context.
+CREATE FUNCTION pg_temp.ranking(p_context text[], p_cap integer, p_refill boolean)
+RETURNS history._ranking_pass LANGUAGE plpgsql AS $$
+DECLARE
+    v_scope    history._search_scope;
+    v_settings history.search_settings;
+    v_bot      bigint := (SELECT account_key FROM history.accounts WHERE account_id = 'st-bot');
+BEGIN
+    SELECT * INTO v_settings FROM history.search_settings;
+    v_settings.max_candidates := p_cap;
+    v_scope.agent_key := v_bot;
+    v_scope.conversation_key := (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'st-c');
+    v_scope.requester_accounts := '{}';
+    v_scope.audience := '{}';
+    v_scope.context := ARRAY(SELECT message_key FROM history.messages WHERE message_id = ANY (p_context));
+    v_scope.agent_conversations := ARRAY[v_scope.conversation_key];
+    v_scope.audience_conversations := '{}';
+    v_scope.audience_windows := '{}';
+    v_scope.eligible_conversations := '{}';
+    v_scope.eligible_windows := '{}';
+    RETURN history._ranking_pass(v_scope, a.query, a.terms, '{}', '{}', NULL, NULL, NULL, v_settings, 20,
+                                 NULL, NULL, p_refill)
+      FROM history._query_analysis('note', ARRAY['english'::regconfig], 32) a;
+END $$;
+CREATE FUNCTION pg_temp.ids(p history._ranking_pass) RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(r.message_id ORDER BY r.message_id), '{}') FROM unnest(p.ranked) r $$;
+
+SELECT is(pg_temp.ids(pg_temp.ranking('{st-4}', 2000, false)), ARRAY['st-1', 'st-2', 'st-3', 'st-5', 'st-6'],
+          'ranking pass: every match but the one in context');
+SELECT is((SELECT ARRAY[p.excluded_lineage, p.excluded_in_context] FROM pg_temp.ranking('{st-4}', 2000, false) p), ARRAY[0, 1],
+          'ranking pass: the context removal is counted');
+SELECT is((SELECT (r).matched_terms FROM unnest((pg_temp.ranking('{}', 2000, false)).ranked) r LIMIT 1), ARRAY['note'],
+          'ranking pass: each candidate carries its matched terms, by name');
+SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, false)), ARRAY['st-5'],
+          'at cap two, a first read removes st-6 (in context) and ranks one');
+SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, true)), ARRAY['st-4', 'st-5'],
+          'at cap two, the read with every rule inside the scan ranks two');
 
 SELECT * FROM finish();
 ROLLBACK;
