@@ -192,7 +192,7 @@ BEGIN
     --    One more row than the cap is read to tell whether the cap was reached.
     IF v_query IS NOT NULL THEN
         WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at, n.has_lineage,
+            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
               FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs,
                                            p_windows => NULL, p_member_windows => false,  -- at any time: it counts the rest
@@ -201,9 +201,7 @@ BEGIN
         ), agent_windows AS (
             SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
         )
-        -- (lineage and context are counted by the ranking pass)
-        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n)
-                          FILTER (WHERE x.excluded_by IN ('speaker', 'time', 'perspective', 'audience')), '{}'),
+        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
                (SELECT count(*) FROM newest) > v_settings.max_counted_candidates
           INTO v_exclusions, v_capped
           FROM (SELECT r.excluded_by, count(*) AS n
@@ -215,8 +213,11 @@ BEGIN
                      WHEN v_speaker = 'requester' AND c.author_key <> ALL (v_requester_accounts) THEN 'speaker'
                      WHEN v_speaker = 'you' AND c.author_key <> v_run.agent_key THEN 'speaker'
                      WHEN c.sent_at < p_after OR c.sent_at >= p_before THEN 'time'
-                     ELSE history._ineligible_by(c.message_key, c.sent_at, c.has_lineage, aw.visible, au.visible,
-                                                 v_audience, v_audience_convs, v_audience_visible, v_context)
+                     -- perspective and audience; lineage and context are
+                     -- the ranking pass's to count (not looked up here)
+                     ELSE history._ineligible_by(c.message_key, c.sent_at, p_has_lineage => false, p_agent_visible => aw.visible,
+                                                 p_audience_visible => au.visible, p_audience => v_audience,
+                                                 p_window_conversations => '{}', p_windows => '{}', p_context => '{}')
                    END AS excluded_by) r
                  WHERE c.position <= v_settings.max_counted_candidates
                  GROUP BY r.excluded_by) x;

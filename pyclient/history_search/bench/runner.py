@@ -182,7 +182,7 @@ SELECT message_key, total FROM ranked ORDER BY rank
 # worse plan for the same work.
 _COUNTING_CTES = """
 counted AS MATERIALIZED (
-    SELECT n.message_key, n.conversation_key, n.sent_at, n.has_lineage,
+    SELECT n.message_key, n.conversation_key, n.sent_at,
            row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
       FROM r CROSS JOIN agent_conversations ac CROSS JOIN st
      CROSS JOIN LATERAL history._newest_matches(%(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
@@ -190,10 +190,9 @@ counted AS MATERIALIZED (
 counted_windows AS (  -- as F: the agent's windows in the counted conversations, one probe each
     SELECT w.conversation_key, w.visible
       FROM history._member_windows((SELECT agent_key FROM r), ARRAY(SELECT DISTINCT conversation_key FROM counted)) w),
-classified AS (  -- F's eligibility rule, history._ineligible_by
-    SELECT history._ineligible_by(c.message_key, c.sent_at, c.has_lineage, cw.visible, au.visible, r.audience_keys,
-                                  (SELECT array_agg(conversation_key) FROM au), (SELECT array_agg(visible) FROM au),
-                                  r.context) AS rule
+classified AS (  -- F's eligibility rule, history._ineligible_by, as F calls it here: perspective and audience
+    SELECT history._ineligible_by(c.message_key, c.sent_at, false, cw.visible, au.visible, r.audience_keys,
+                                  '{}', '{}', '{}') AS rule
       FROM counted c CROSS JOIN r
       JOIN counted_windows cw ON cw.conversation_key = c.conversation_key
       LEFT JOIN au ON au.conversation_key = c.conversation_key
