@@ -53,5 +53,14 @@ CREATE TYPE history._ranking_pass AS (
 );
 COMMENT ON TYPE history._ranking_pass IS 'Internal: the ranking pass''s candidates, best first, and its counts (history._ranking_pass)';
 
+CREATE TYPE history._counting_pass AS (
+    excluded_speaker     integer,
+    excluded_time        integer,
+    excluded_perspective integer,
+    excluded_audience    integer,
+    capped               boolean   -- more matches than max_counted_candidates
+);
+COMMENT ON TYPE history._counting_pass IS 'Internal: the counting pass''s exclusion counts (history._counting_pass)';
+
 RESET ROLE;
 COMMIT;

@@ -60,7 +60,7 @@ DECLARE
     v_name_terms        text[];
     v_named_authors     bigint[];
     v_capped            boolean := false;
-    v_exclusions jsonb := '{}';
+    v_counts     history._counting_pass;
     v_scope      history._search_scope;
     v_pass       history._ranking_pass;
     v_ranked     history._ranked_candidate[] := '{}';
@@ -191,36 +191,9 @@ BEGIN
     --    rule applies before the cap), keeping the counts of the first read.
     --    One more row than the cap is read to tell whether the cap was reached.
     IF v_query IS NOT NULL THEN
-        WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
-                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-              FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs,
-                                           p_windows => NULL, p_member_windows => false,  -- at any time: it counts the rest
-                                           p_authors => NULL, p_after => NULL, p_before => NULL,
-                                           p_count => v_settings.max_counted_candidates + 1) n
-        ), agent_windows AS (
-            SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
-        )
-        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
-               (SELECT count(*) FROM newest) > v_settings.max_counted_candidates
-          INTO v_exclusions, v_capped
-          FROM (SELECT r.excluded_by, count(*) AS n
-                  FROM newest c
-                  JOIN agent_windows aw ON aw.conversation_key = c.conversation_key
-                  LEFT JOIN unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
-                         ON au.conversation_key = c.conversation_key
-                 CROSS JOIN LATERAL (SELECT CASE
-                     WHEN v_speaker = 'requester' AND c.author_key <> ALL (v_requester_accounts) THEN 'speaker'
-                     WHEN v_speaker = 'you' AND c.author_key <> v_run.agent_key THEN 'speaker'
-                     WHEN c.sent_at < p_after OR c.sent_at >= p_before THEN 'time'
-                     -- perspective and audience; lineage and context are
-                     -- the ranking pass's to count (not looked up here)
-                     ELSE history._ineligible_by(c.message_key, c.sent_at, p_has_lineage => false, p_agent_visible => aw.visible,
-                                                 p_audience_visible => au.visible, p_audience => v_audience,
-                                                 p_window_conversations => '{}', p_windows => '{}', p_context => '{}')
-                   END AS excluded_by) r
-                 WHERE c.position <= v_settings.max_counted_candidates
-                 GROUP BY r.excluded_by) x;
+        v_counts := history._counting_pass(v_scope, v_query, v_speaker, p_after, p_before,
+                                           v_settings.max_counted_candidates);
+        v_capped := v_counts.capped;
 
         -- The people of this run (its audience, the requester and linked
         -- accounts, the agent) the query names, and the query terms that are
@@ -321,8 +294,8 @@ BEGIN
                                              FROM unnest(a.after) WITH ORDINALITY f(k, p)) n
                              JOIN history.messages m ON m.message_key = n.k
                             WHERE h.message_key = a.message_key) sel), '[]'),
-           coalesce((v_exclusions->>'speaker')::int, 0), coalesce((v_exclusions->>'time')::int, 0),
-           coalesce((v_exclusions->>'perspective')::int, 0), coalesce((v_exclusions->>'audience')::int, 0),
+           coalesce(v_counts.excluded_speaker, 0), coalesce(v_counts.excluded_time, 0),
+           coalesce(v_counts.excluded_perspective, 0), coalesce(v_counts.excluded_audience, 0),
            coalesce(v_pass.excluded_lineage, 0), v_admission.dead,
            coalesce(v_pass.excluded_in_context, 0), v_admission.budget_out, v_capped,
            v_status, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining

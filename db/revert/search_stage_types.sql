@@ -2,6 +2,7 @@
 BEGIN;
 SET LOCAL ROLE history_owner;
 
+DROP TYPE history._counting_pass;
 DROP TYPE history._ranking_pass;
 DROP TYPE history._search_scope;
 DROP TYPE history._admission;

@@ -1,7 +1,7 @@
 -- The search's stages called alone: neighbours (history._hit_neighbours)
 -- and admission under the budget (history._admit_hits, a pure function).
 BEGIN;
-SELECT plan(15);
+SELECT plan(18);
 
 -- ------------------------------------------------------------ _admit_hits
 -- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
@@ -115,6 +115,30 @@ SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, false)), ARRAY['st-5'],
           'at cap two, a first read removes st-6 (in context) and ranks one');
 SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, true)), ARRAY['st-4', 'st-5'],
           'at cap two, the read with every rule inside the scan ranks two');
+
+-- --------------------------------------------------------- _counting_pass
+CREATE FUNCTION pg_temp.counting(p_after timestamptz, p_before timestamptz, p_max integer)
+RETURNS history._counting_pass LANGUAGE plpgsql AS $$
+DECLARE
+    v_scope history._search_scope;
+BEGIN
+    v_scope.agent_key := (SELECT account_key FROM history.accounts WHERE account_id = 'st-bot');
+    v_scope.conversation_key := (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'st-c');
+    v_scope.requester_accounts := '{}';
+    v_scope.audience := '{}';
+    v_scope.context := '{}';
+    v_scope.agent_conversations := ARRAY[v_scope.conversation_key];
+    v_scope.audience_conversations := '{}';
+    v_scope.audience_windows := '{}';
+    RETURN history._counting_pass(v_scope, a.query, 'anyone', p_after, p_before, p_max)
+      FROM history._query_analysis('note', ARRAY['english'::regconfig], 32) a;
+END $$;
+SELECT is((SELECT ARRAY[c.excluded_speaker, c.excluded_time, c.excluded_perspective, c.excluded_audience]
+             FROM pg_temp.counting('2026-01-02 04:30+00', NULL, 500) c), ARRAY[0, 4, 0, 0],
+          'counting pass: the four matches before p_after counted under time');
+SELECT is((SELECT c.capped FROM pg_temp.counting(NULL, NULL, 500) c), false, 'counting pass: six matches, cap 500: not capped');
+SELECT is((SELECT ARRAY[c.excluded_time::text, c.capped::text] FROM pg_temp.counting(NULL, '2026-01-02 05:30+00', 3) c),
+          ARRAY['1', 'true'], 'counting pass at cap three: the newest three counted (st-6 after p_before), capped');
 
 SELECT * FROM finish();
 ROLLBACK;
