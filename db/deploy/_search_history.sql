@@ -4,6 +4,7 @@
 -- languages come from what the run may see; the hits wait for _search_reveal;
 -- the period the query names and its time words go to _score, and reasons and
 -- the audit carry the session, period and tells_time components.
+-- Reworked after v0.2.0: Every eligibility rule before the cap: when the ranking pass is capped with lineage or in-context removals, refill it with those rules applied inside the scan
 BEGIN;
 SET LOCAL ROLE history_owner;
 

@@ -60,24 +60,16 @@ DECLARE
     v_name_terms        text[];
     v_named_authors     bigint[];
     v_capped            boolean := false;
-    v_exclusions jsonb := '{}';
+    v_counts     history._counting_pass;
+    v_scope      history._search_scope;
+    v_pass       history._ranking_pass;
     v_ranked     history._ranked_candidate[] := '{}';
-    v_hit        history._ranked_candidate;
-    v_before     bigint[][];
-    v_after      bigint[][];
+    v_neighbours history._hit_neighbours[];
     v_wanted     bigint[] := '{}';
     v_alive      bigint[];
     v_prior      bigint[];
-    v_selected   bigint[] := '{}';
-    v_new        bigint[] := '{}';
+    v_admission  history._admission;
     v_remaining  integer;
-    v_withheld   boolean := false;
-    v_budget_out integer := 0;
-    v_dead       integer := 0;
-    v_admitted   jsonb := '[]';
-    v_admit_before bigint[];
-    v_admit_after  bigint[];
-    v_nb         bigint;
     v_status     text;
     v_key        history.query_digest_keys;
     v_event_key  bigint;
@@ -160,6 +152,18 @@ BEGIN
          WHERE NOT isempty(a.visible * u.visible);
     END IF;
 
+    -- What the run may see, for the stages below.
+    v_scope.agent_key := v_run.agent_key;
+    v_scope.conversation_key := v_run.conversation_key;
+    v_scope.requester_accounts := v_requester_accounts;
+    v_scope.audience := v_audience;
+    v_scope.context := v_context;
+    v_scope.agent_conversations := v_agent_convs;
+    v_scope.audience_conversations := v_audience_convs;
+    v_scope.audience_windows := v_audience_visible;
+    v_scope.eligible_conversations := v_eligible_convs;
+    v_scope.eligible_windows := v_eligible_visible;
+
     -- 3. (After the windows, whose conversations it needs.) The query,
     --    analysed as documents are (docs/text-analysis.md), in the default
     --    language and those of the destination and of the conversations this
@@ -182,36 +186,14 @@ BEGIN
     --    max_candidates matches passing the speaker and time filters inside
     --    the eligible windows (so ineligible newer matches never crowd out an
     --    eligible older one); it counts their lineage and in-context removals
-    --    and ranks the rest.
+    --    and ranks the rest. When it reached its cap and removed some, it is
+    --    read again with lineage and context tested inside the scan (every
+    --    rule applies before the cap), keeping the counts of the first read.
     --    One more row than the cap is read to tell whether the cap was reached.
     IF v_query IS NOT NULL THEN
-        WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
-                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-              FROM history._newest_matches(v_query, v_run.agent_key, v_agent_convs,
-                                           p_windows => NULL, p_member_windows => false,  -- at any time: it counts the rest
-                                           p_authors => NULL, p_after => NULL, p_before => NULL,
-                                           p_count => v_settings.max_counted_candidates + 1) n
-        ), agent_windows AS (
-            SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
-        )
-        SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n) FILTER (WHERE x.excluded_by IS NOT NULL), '{}'),
-               (SELECT count(*) FROM newest) > v_settings.max_counted_candidates
-          INTO v_exclusions, v_capped
-          FROM (SELECT r.excluded_by, count(*) AS n
-                  FROM newest c
-                  JOIN agent_windows aw ON aw.conversation_key = c.conversation_key
-                  LEFT JOIN unnest(v_audience_convs, v_audience_visible) au(conversation_key, visible)
-                         ON au.conversation_key = c.conversation_key
-                 CROSS JOIN LATERAL (SELECT CASE
-                     WHEN v_speaker = 'requester' AND c.author_key <> ALL (v_requester_accounts) THEN 'speaker'
-                     WHEN v_speaker = 'you' AND c.author_key <> v_run.agent_key THEN 'speaker'
-                     WHEN c.sent_at < p_after OR c.sent_at >= p_before THEN 'time'
-                     WHEN NOT c.sent_at <@ aw.visible THEN 'perspective'
-                     WHEN cardinality(v_audience) > 0 AND NOT coalesce(c.sent_at <@ au.visible, false) THEN 'audience'
-                   END AS excluded_by) r
-                 WHERE c.position <= v_settings.max_counted_candidates
-                 GROUP BY r.excluded_by) x;
+        v_counts := history._counting_pass(v_scope, v_query, v_speaker, p_after, p_before,
+                                           v_settings.max_counted_candidates);
+        v_capped := v_counts.capped;
 
         -- The people of this run (its audience, the requester and linked
         -- accounts, the agent) the query names, and the query terms that are
@@ -230,142 +212,30 @@ BEGIN
                       WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
                coalesce((SELECT array_agg(p.account_key ORDER BY p.account_key) FROM people p WHERE p.terms && v_terms), '{}')
           INTO v_name_terms, v_named_authors;
-        WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
-                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-              FROM history._newest_matches(
-                       v_query, v_run.agent_key,
-                       CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
-                       -- only matches inside the eligible windows count against the cap (SPEC §9):
-                       -- the audience's cut to the agent's, or without an audience the agent's own
-                       p_windows => CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_visible END,
-                       p_member_windows => coalesce(cardinality(v_audience), 0) = 0,
-                       p_authors => CASE v_speaker WHEN 'requester' THEN v_requester_accounts
-                                                   WHEN 'you' THEN ARRAY[v_run.agent_key] END,
-                       p_after => p_after, p_before => p_before, p_count => v_settings.max_candidates + 1) n
-        ), eligible_windows AS (
-            SELECT * FROM unnest(v_eligible_convs, v_eligible_visible) ew(conversation_key, visible)
-             WHERE cardinality(v_audience) > 0
-            UNION ALL
-            SELECT * FROM history._member_windows(v_run.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
-             WHERE cardinality(v_audience) = 0
-        ), candidates AS MATERIALIZED (
-            SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
-                   CASE
-                     WHEN c.has_lineage
-                          AND history._lineage_blocked(c.message_key, v_audience_convs, v_audience_visible, v_audience)
-                       THEN 'lineage'
-                     WHEN c.message_key = ANY (v_context) THEN 'in_context'
-                   END AS excluded_by
-              FROM newest c
-              JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
-             WHERE c.position <= v_settings.max_candidates AND c.sent_at <@ ew.visible
-        ), participated AS (
-            -- The candidates' conversations where the requester (or a linked
-            -- account) wrote a message the audience may see: alive (the
-            -- projection holds live messages only), inside the eligible
-            -- windows, its lineage passing. Another message never counts.
-            SELECT coalesce(array_agg(w.conversation_key), '{}') AS conversation_keys
-              FROM (SELECT DISTINCT ON (e.conversation_key) e.conversation_key, e.visible
-                      FROM candidates e WHERE e.excluded_by IS NULL) w
-             WHERE EXISTS (SELECT FROM history.conversation_authors ca
-                            WHERE ca.author_key = ANY (v_requester_accounts) AND ca.conversation_key = w.conversation_key)
-               AND EXISTS (SELECT FROM unnest(w.visible) v(r), history.message_search_documents d
-                            WHERE d.conversation_key = w.conversation_key
-                              AND d.sent_at >= coalesce(lower(v.r), '-infinity') AND d.sent_at <@ v.r
-                              AND d.author_key = ANY (v_requester_accounts)
-                              AND (NOT d.has_lineage
-                                   OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible,
-                                                                   v_audience)))
-        ), top AS (
-            -- history._score ranks the eligible candidates as one set: its
-            -- rarity and length statistics come from them alone.
-            SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-                   s.named_speaker, s.session, s.period, s.tells_time, s.total
-              FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
-                           array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
-                           array_agg(e.sent_at) AS sent_at
-                      FROM candidates e WHERE e.excluded_by IS NULL) a
-             CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
-                                               v_terms, v_name_terms, v_requester_accounts, v_run.conversation_key,
-                                               (SELECT p.conversation_keys FROM participated p),
-                                               v_named_authors, v_settings, now(),
-                                               history._query_period(p_query, now()),
-                                               history._query_asks_when(p_query, v_languages)) s
-              JOIN candidates c ON c.message_key = s.message_key
-             ORDER BY s.total DESC, c.sent_at DESC, c.message_id
-             LIMIT v_limit
-        )
-        SELECT v_exclusions || (SELECT coalesce(jsonb_object_agg(x.excluded_by, x.n), '{}')
-                                  FROM (SELECT excluded_by, count(*) AS n FROM candidates
-                                         WHERE excluded_by IS NOT NULL GROUP BY 1) x),
-               v_capped OR (SELECT count(*) FROM newest) > v_settings.max_candidates,
-               (SELECT coalesce(array_agg(ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at,
-                                              t.visible, t.text_score, t.coverage, t.actor, t.conversation,
-                                              t.participation, t.recency, t.total,
-                                              ARRAY(SELECT term FROM unnest(v_terms) WITH ORDINALITY q(term, ord)
-                                                     WHERE term = ANY (tsvector_to_array(t.document)) ORDER BY ord),
-                                              t.named_speaker, t.session, t.period, t.tells_time
-                                          )::history._ranked_candidate
-                                      ORDER BY t.total DESC, t.sent_at DESC, t.message_id), '{}')
-                  FROM top t)
-          INTO v_exclusions, v_capped, v_ranked;
+        v_pass := history._ranking_pass(
+            v_scope, v_query, v_terms, v_name_terms, v_named_authors,
+            CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+            p_after, p_before, v_settings, v_limit,
+            history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages), p_refill => false);
+        v_capped := v_capped OR v_pass.capped;
+        v_ranked := v_pass.ranked;
+        IF v_pass.capped AND v_pass.excluded_lineage + v_pass.excluded_in_context > 0 THEN
+            v_ranked := (history._ranking_pass(
+                v_scope, v_query, v_terms, v_name_terms, v_named_authors,
+                CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+                p_after, p_before, v_settings, v_limit,
+                history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages),
+                p_refill => true)).ranked;
+        END IF;
     END IF;
     -- From here on every statement reads a handful of rows by key: plan once.
     PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
 
-    -- 6. Neighbours: up to two eligible messages each side of every hit,
-    --    nearest first, searched only inside the hit's eligible windows so a
-    --    long ineligible stretch costs one index probe per window. One
-    --    statement for all hits; v_before[i] and v_after[i] are padded with nulls.
-    SELECT coalesce(array_agg(ARRAY[b.k[1], b.k[2]] ORDER BY h.ordinality), array_fill(NULL::bigint, ARRAY[1, 2])),
-           coalesce(array_agg(ARRAY[a.k[1], a.k[2]] ORDER BY h.ordinality), array_fill(NULL::bigint, ARRAY[1, 2]))
-      INTO v_before, v_after
-      FROM unnest(v_ranked) WITH ORDINALITY h
-      CROSS JOIN LATERAL (
-          SELECT ARRAY(SELECT n.message_key FROM (
-              SELECT d.message_key, d.sent_at, d.message_id
-                FROM unnest(h.visible) w
-               CROSS JOIN LATERAL (
-                   SELECT d.message_key, d.sent_at, d.message_id
-                     FROM history.message_search_documents d
-                    WHERE d.conversation_key = h.conversation_key
-                      AND d.sent_at >= lower(w)
-                      -- before the hit and before the window's end, as one
-                      -- bound the index scan starts from ('' sorts first)
-                      AND (d.sent_at, d.message_id)
-                          < (least(h.sent_at, upper(w)),
-                             CASE WHEN upper(w) <= h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
-                      AND d.message_key <> ALL (v_context)
-                      AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
-                    ORDER BY d.sent_at DESC, d.message_id DESC
-                    LIMIT 2) d
-               WHERE lower(w) <= h.sent_at
-               ORDER BY d.sent_at DESC, d.message_id DESC
-               LIMIT 2) n) AS k) b
-      CROSS JOIN LATERAL (
-          SELECT ARRAY(SELECT n.message_key FROM (
-              SELECT d.message_key, d.sent_at, d.message_id
-                FROM unnest(h.visible) w
-               CROSS JOIN LATERAL (
-                   SELECT d.message_key, d.sent_at, d.message_id
-                     FROM history.message_search_documents d
-                    WHERE d.conversation_key = h.conversation_key
-                      AND (upper_inf(w) OR d.sent_at < upper(w))
-                      -- after the hit and from the window's start (ids are
-                      -- never empty, so > '' admits every id at that time)
-                      AND (d.sent_at, d.message_id)
-                          > (greatest(h.sent_at, lower(w)),
-                             CASE WHEN lower(w) > h.sent_at THEN '' ELSE h.message_id END COLLATE "C")
-                      AND d.message_key <> ALL (v_context)
-                      AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, v_audience_convs, v_audience_visible, v_audience))
-                    ORDER BY d.sent_at, d.message_id
-                    LIMIT 2) d
-               WHERE upper_inf(w) OR upper(w) > h.sent_at
-               ORDER BY d.sent_at, d.message_id
-               LIMIT 2) n) AS k) a;
+    -- 6. Neighbours (history._hit_neighbours): up to two eligible messages
+    --    each side of every hit, nearest first, inside the hit's windows.
+    v_neighbours := history._hit_neighbours(v_ranked, v_audience, v_audience_convs, v_audience_visible, v_context);
     v_wanted := ARRAY(SELECT r.message_key FROM unnest(v_ranked) r)
-                || ARRAY(SELECT x FROM unnest(v_before || v_after) x WHERE x IS NOT NULL);
+                || ARRAY(SELECT x FROM unnest(v_neighbours) n, unnest(n.before || n.after) x);
 
     -- 7. Recheck against canonical events (and hold them: FOR SHARE makes a
     --    concurrent delete wait for this transaction); note prior evidence.
@@ -378,52 +248,11 @@ BEGIN
     SELECT coalesce(array_agg(ev.message_key), '{}') INTO v_prior
       FROM history.run_evidence ev WHERE ev.run_key = v_run.run_key AND ev.message_key = ANY (v_wanted);
 
-    -- 8. Admission in rank order while the budget lasts; a message the run
-    --    already holds costs nothing. Neighbours in order before1, after1, before2, after2.
-    v_remaining := c_budget - v_run.evidence_count;
-    FOR i IN 1 .. cardinality(v_ranked) LOOP
-        v_hit := v_ranked[i];
-        IF v_hit.message_key <> ALL (v_alive) THEN
-            v_dead := v_dead + 1;
-            CONTINUE;
-        END IF;
-        IF v_hit.message_key <> ALL (v_prior || v_selected) THEN
-            IF v_remaining = 0 THEN
-                v_withheld := true;
-                v_budget_out := v_budget_out + 1;
-                CONTINUE;
-            END IF;
-            v_remaining := v_remaining - 1;
-            v_new := v_new || v_hit.message_key;
-        END IF;
-        IF v_hit.message_key <> ALL (v_selected) THEN
-            v_selected := v_selected || v_hit.message_key;
-        END IF;
-        v_admit_before := '{}';
-        v_admit_after := '{}';
-        FOREACH v_nb IN ARRAY ARRAY[v_before[i][1], v_after[i][1], v_before[i][2], v_after[i][2]] LOOP
-            CONTINUE WHEN v_nb IS NULL OR v_nb <> ALL (v_alive);
-            IF v_nb <> ALL (v_prior || v_selected) THEN
-                IF v_remaining = 0 THEN
-                    v_withheld := true;
-                    CONTINUE;
-                END IF;
-                v_remaining := v_remaining - 1;
-                v_new := v_new || v_nb;
-            END IF;
-            IF v_nb <> ALL (v_selected) THEN
-                v_selected := v_selected || v_nb;
-            END IF;
-            IF v_nb IN (v_before[i][1], v_before[i][2]) THEN
-                v_admit_before := v_admit_before || v_nb;
-            ELSE
-                v_admit_after := v_admit_after || v_nb;
-            END IF;
-        END LOOP;
-        v_admitted := v_admitted || jsonb_build_object(
-            'rank', i, 'hit', v_hit.message_key, 'before', to_jsonb(v_admit_before), 'after', to_jsonb(v_admit_after));
-    END LOOP;
-    v_status := CASE WHEN v_remaining = 0 OR v_withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
+    -- 8. Admission in rank order while the budget lasts (history._admit_hits).
+    v_admission := history._admit_hits(ARRAY(SELECT r.message_key FROM unnest(v_ranked) r), v_neighbours,
+                                       v_alive, v_prior, c_budget - v_run.evidence_count);
+    v_remaining := v_admission.remaining;
+    v_status := CASE WHEN v_remaining = 0 OR v_admission.withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
 
     -- 9. The audit event first: no evidence exists without it, and if it
     --    cannot be written the whole search fails.
@@ -437,54 +266,54 @@ BEGIN
     SELECT v_run.run_key, v_run.agent_key,
            history._hmac_sha256(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret),
            v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
-           ARRAY(SELECT m.message_id FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
-                   JOIN history.messages m ON m.message_key = (a.x->>'hit')::bigint ORDER BY a.o),
-           ARRAY(SELECT m.message_id FROM unnest(v_selected) WITH ORDINALITY s(k, o)
+           ARRAY(SELECT m.message_id FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
+                   JOIN history.messages m ON m.message_key = a.message_key ORDER BY a.o),
+           ARRAY(SELECT m.message_id FROM unnest(v_admission.selected) WITH ORDINALITY s(k, o)
                    JOIN history.messages m ON m.message_key = s.k ORDER BY s.o),
            coalesce((SELECT jsonb_agg(jsonb_build_object(
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
                         'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
                         'period', r.period, 'tells_time', r.tells_time, 'total', r.total) ORDER BY a.o)
-                       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
-                       JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint), '[]'),
+                       FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
+                       JOIN unnest(v_ranked) r ON r.message_key = a.message_key), '[]'),
            coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
-                       FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
+                       FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
                        CROSS JOIN LATERAL (
                            SELECT a.o, 0 AS p, jsonb_build_object('message_id', h.message_id, 'role', 'hit',
                                                                   'hit_message_id', h.message_id) AS obj
-                             FROM history.messages h WHERE h.message_key = (a.x->>'hit')::bigint
+                             FROM history.messages h WHERE h.message_key = a.message_key
                            UNION ALL
                            SELECT a.o, n.p, jsonb_build_object('message_id', m.message_id, 'role', n.side,
                                                                'hit_message_id', h.message_id)
                              FROM history.messages h,
-                                  LATERAL (SELECT 'before' AS side, b.k::bigint AS k, b.p
-                                             FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)
+                                  LATERAL (SELECT 'before' AS side, b.k, b.p
+                                             FROM unnest(a.before) WITH ORDINALITY b(k, p)
                                            UNION ALL
-                                           SELECT 'after', f.k::bigint, f.p + 2
-                                             FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)) n
+                                           SELECT 'after', f.k, f.p + 2
+                                             FROM unnest(a.after) WITH ORDINALITY f(k, p)) n
                              JOIN history.messages m ON m.message_key = n.k
-                            WHERE h.message_key = (a.x->>'hit')::bigint) sel), '[]'),
-           coalesce((v_exclusions->>'speaker')::int, 0), coalesce((v_exclusions->>'time')::int, 0),
-           coalesce((v_exclusions->>'perspective')::int, 0), coalesce((v_exclusions->>'audience')::int, 0),
-           coalesce((v_exclusions->>'lineage')::int, 0), v_dead,
-           coalesce((v_exclusions->>'in_context')::int, 0), v_budget_out, v_capped,
-           v_status, v_run.evidence_count + cardinality(v_new), v_remaining
+                            WHERE h.message_key = a.message_key) sel), '[]'),
+           coalesce(v_counts.excluded_speaker, 0), coalesce(v_counts.excluded_time, 0),
+           coalesce(v_counts.excluded_perspective, 0), coalesce(v_counts.excluded_audience, 0),
+           coalesce(v_pass.excluded_lineage, 0), v_admission.dead,
+           coalesce(v_pass.excluded_in_context, 0), v_admission.budget_out, v_capped,
+           v_status, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining
     RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
 
     -- 10. Evidence (with the proofs each message relied on), the run's count, the trace.
     INSERT INTO history.run_evidence AS ev (run_key, message_key, event_key, proof_keys)
     SELECT v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
-      FROM unnest(v_selected) s(k)
+      FROM unnest(v_admission.selected) s(k)
     ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
        SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
     UPDATE history.runs
-       SET evidence_count = evidence_count + cardinality(v_new), search_count = search_count + 1
+       SET evidence_count = evidence_count + cardinality(v_admission.new_keys), search_count = search_count + 1
      WHERE run_key = v_run.run_key;
     INSERT INTO history.run_trace (run_key, entry_kind, event_key, detail)
     VALUES (v_run.run_key, 'search_audit', v_event_key,
             jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
-                               'hits', jsonb_array_length(v_admitted), 'selected', cardinality(v_selected)));
+                               'hits', cardinality(v_admission.hits), 'selected', cardinality(v_admission.selected)));
 
     -- 11. The result, with text loaded from canonical events, each body cut to
     --     max_returned_body_bytes (SPEC §3, "Size": at most 1 MB a search).
@@ -497,17 +326,17 @@ BEGIN
                                   -- positions in v_terms: the stored hits hold no query word
                                   'matched_terms', to_jsonb(ARRAY(SELECT array_position(v_terms, t)
                                                                     FROM unnest(r.matched_terms) t))),
-               coalesce((SELECT jsonb_agg(history._message_json(b.k::bigint, v_run.agent_key, v_requester_accounts,
+               coalesce((SELECT jsonb_agg(history._message_json(b.k, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY b.p)
-                           FROM jsonb_array_elements_text(a.x->'before') WITH ORDINALITY b(k, p)), '[]'),
-               coalesce((SELECT jsonb_agg(history._message_json(f.k::bigint, v_run.agent_key, v_requester_accounts,
+                           FROM unnest(a.before) WITH ORDINALITY b(k, p)), '[]'),
+               coalesce((SELECT jsonb_agg(history._message_json(f.k, v_run.agent_key, v_requester_accounts,
                                                             v_settings.max_returned_body_bytes) ORDER BY f.p)
-                           FROM jsonb_array_elements_text(a.x->'after') WITH ORDINALITY f(k, p)), '[]'),
+                           FROM unnest(a.after) WITH ORDINALITY f(k, p)), '[]'),
                h.body_truncated
            )::history.search_hit ORDER BY a.o), '{}')
       INTO v_hits
-      FROM jsonb_array_elements(v_admitted) WITH ORDINALITY a(x, o)
-      JOIN unnest(v_ranked) r ON r.message_key = (a.x->>'hit')::bigint
+      FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
+      JOIN unnest(v_ranked) r ON r.message_key = a.message_key
       CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, v_run.agent_key, v_requester_accounts,
                                                        v_settings.max_returned_body_bytes) AS j) m
       CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
@@ -540,7 +369,7 @@ BEGIN
         END LOOP;
     END IF;
 
-    RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_new), v_remaining, v_hits)::history.search_result;
+    RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining, v_hits)::history.search_result;
 END
 $function$;
 

@@ -1,7 +1,8 @@
--- Revert history-search:_newest_matches from pg
+-- Revert history-search:_newest_matches from pg: back to its @v0.1.0 version
+-- (the signature changed: the new function goes first).
 BEGIN;
-
-DROP FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text);
-DROP FUNCTION history._listed_rows(bigint[], float8);
-
+SET LOCAL ROLE history_owner;
+DROP FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, bigint[], bigint[], tstzmultirange[], bigint[]);
+RESET ROLE;
 COMMIT;
+\ir ../deploy/_newest_matches@v0.1.0.sql

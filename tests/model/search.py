@@ -43,8 +43,9 @@ MAX_LIMIT = 20
 DEFAULT_LIMIT = 8
 # docs/decisions.md, "A search examines a bounded number of candidates": the
 # exclusion counts of speaker, time, perspective and audience cover the newest
-# MAX_COUNTED candidates; ranking (and the lineage and in-context counts)
-# covers the newest MAX_CANDIDATES that pass speaker, time and the windows.
+# MAX_COUNTED candidates; the lineage and in-context counts cover the newest
+# MAX_CANDIDATES that pass speaker, time and the windows; ranking covers the
+# newest MAX_CANDIDATES eligible ones (every rule applies before the cap).
 MAX_COUNTED = 500
 MAX_CANDIDATES = 2000
 MAX_QUERY_CHARS = 4000

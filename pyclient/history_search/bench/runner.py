@@ -102,13 +102,13 @@ au AS (SELECT * FROM unnest(%(au_convs)s::bigint[], %(au_vis)s::tstzmultirange[]
 ew AS (SELECT * FROM unnest(%(ew_convs)s::bigint[], %(ew_vis)s::tstzmultirange[]) w(conversation_key, visible))
 """
 
-# Inside the eligible windows, lineage readable by the audience, not in context.
+# Inside the eligible windows, and eligible by F's own rule
+# (history._ineligible_by: there only lineage and context can fail).
 _ELIGIBLE_WHERE = """
        d.sent_at <@ ew.visible
-   AND NOT (d.has_lineage AND history._lineage_blocked(
-        d.message_key, (SELECT array_agg(conversation_key) FROM au), (SELECT array_agg(visible) FROM au),
-        r.audience_keys))
-   AND d.message_key <> ALL (r.context)
+   AND history._ineligible_by(
+        d.message_key, d.sent_at, d.has_lineage, ew.visible, ew.visible, r.audience_keys,
+        (SELECT array_agg(conversation_key) FROM au), (SELECT array_agg(visible) FROM au), r.context) IS NULL
 """
 
 # F's ranking pass: the newest max_candidates matches inside the eligible
@@ -182,7 +182,7 @@ SELECT message_key, total FROM ranked ORDER BY rank
 # worse plan for the same work.
 _COUNTING_CTES = """
 counted AS MATERIALIZED (
-    SELECT n.conversation_key, n.sent_at,
+    SELECT n.message_key, n.conversation_key, n.sent_at,
            row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
       FROM r CROSS JOIN agent_conversations ac CROSS JOIN st
      CROSS JOIN LATERAL history._newest_matches(%(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
@@ -190,15 +190,18 @@ counted AS MATERIALIZED (
 counted_windows AS (  -- as F: the agent's windows in the counted conversations, one probe each
     SELECT w.conversation_key, w.visible
       FROM history._member_windows((SELECT agent_key FROM r), ARRAY(SELECT DISTINCT conversation_key FROM counted)) w),
-exclusions AS (
-    SELECT count(*) FILTER (WHERE NOT c.sent_at <@ cw.visible) AS perspective,
-           count(*) FILTER (WHERE c.sent_at <@ cw.visible AND cardinality(r.audience_keys) > 0
-                              AND NOT coalesce(c.sent_at <@ au.visible, false)) AS audience,
-           (SELECT count(*) FROM counted) > (SELECT max_counted_candidates FROM st) AS capped
+classified AS (  -- F's eligibility rule, history._ineligible_by, as F calls it here: perspective and audience
+    SELECT history._ineligible_by(c.message_key, c.sent_at, false, cw.visible, au.visible, r.audience_keys,
+                                  '{}', '{}', '{}') AS rule
       FROM counted c CROSS JOIN r
       JOIN counted_windows cw ON cw.conversation_key = c.conversation_key
       LEFT JOIN au ON au.conversation_key = c.conversation_key
-     WHERE c.position <= (SELECT max_counted_candidates FROM st))"""
+     WHERE c.position <= (SELECT max_counted_candidates FROM st)),
+exclusions AS (
+    SELECT count(*) FILTER (WHERE rule = 'perspective') AS perspective,
+           count(*) FILTER (WHERE rule = 'audience') AS audience,
+           (SELECT count(*) FROM counted) > (SELECT max_counted_candidates FROM st) AS capped
+      FROM classified)"""
 
 _B1_SQL = f"""
 WITH {_INLINE_CTES}, {_RANKING_CTES}, {_COUNTING_CTES}

@@ -1,0 +1,10 @@
+-- Deploy history-search:_ranking_pass to pg
+-- requires: search_stage_types _newest_matches _ineligible_by _member_windows _lineage_blocked _score
+-- The function lives in db/functions/_ranking_pass.sql.
+BEGIN;
+SET LOCAL ROLE history_owner;
+
+\ir ../functions/_ranking_pass.sql
+
+RESET ROLE;
+COMMIT;

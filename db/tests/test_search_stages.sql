@@ -1,0 +1,144 @@
+-- The search's stages called alone: neighbours (history._hit_neighbours)
+-- and admission under the budget (history._admit_hits, a pure function).
+BEGIN;
+SELECT plan(18);
+
+-- ------------------------------------------------------------ _admit_hits
+-- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
+CREATE FUNCTION pg_temp.nb(p_before bigint[], p_after bigint[]) RETURNS history._hit_neighbours
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE n history._hit_neighbours;
+BEGIN
+    n.before := p_before;
+    n.after := p_after;
+    RETURN n;
+END $$;
+CREATE TEMP TABLE adm ON COMMIT DROP AS
+SELECT history._admit_hits(ARRAY[1, 2, 3]::bigint[],
+                           ARRAY[pg_temp.nb('{11,12}', '{13}'), pg_temp.nb('{}', '{21}'), pg_temp.nb('{31}', '{}')],
+                           ARRAY[1, 2, 3, 11, 12, 13, 21, 31]::bigint[], '{}', 400) AS everything,
+       history._admit_hits(ARRAY[1, 2, 3]::bigint[],
+                           ARRAY[pg_temp.nb('{11,12}', '{13}'), pg_temp.nb('{}', '{21}'), pg_temp.nb('{31}', '{}')],
+                           ARRAY[1, 2, 3, 11, 13, 21, 31]::bigint[], ARRAY[13]::bigint[], 2) AS tight,
+       history._admit_hits(ARRAY[1, 2]::bigint[], ARRAY[pg_temp.nb('{}', '{}'), pg_temp.nb('{}', '{}')],
+                           ARRAY[2]::bigint[], '{}', 0) AS dead_and_none_left;
+
+SELECT is((SELECT (everything).selected FROM adm), ARRAY[1, 11, 13, 12, 2, 21, 3, 31]::bigint[],
+          'admission: each hit, then its neighbours before1, after1, before2, after2');
+SELECT is((SELECT (everything).remaining FROM adm), 392, 'admission: eight new messages cost eight');
+SELECT is((SELECT array_agg(ROW(h.rank, h.message_key, h.before, h.after)::text ORDER BY h.rank)
+             FROM adm, unnest((adm.everything).hits) h),
+          ARRAY['(1,1,"{11,12}",{13})', '(2,2,{},{21})', '(3,3,{31},{})'], 'admission: each hit with its admitted neighbours');
+SELECT is((SELECT ARRAY[(tight).remaining, (tight).budget_out, cardinality((tight).new_keys)] FROM adm), ARRAY[0, 2, 2],
+          'a budget of two: hit 1, its neighbour 11 and the held 13 (free); 12 deleted; hits 2 and 3 withheld');
+SELECT is((SELECT (tight).selected FROM adm), ARRAY[1, 11, 13]::bigint[], 'a message the run holds is shown at no cost');
+SELECT is((SELECT ARRAY[(dead_and_none_left).dead, (dead_and_none_left).budget_out] FROM adm), ARRAY[1, 1],
+          'a deleted hit counts as dead, not against the budget; with none left a live one is withheld');
+SELECT is((SELECT (dead_and_none_left).withheld FROM adm), true, 'withheld says something was left out for the budget');
+
+-- --------------------------------------------------------- _hit_neighbours
+-- One conversation, six messages an hour apart; the fourth is loaded.
+DO $world$
+DECLARE k integer;
+BEGIN
+    PERFORM history.upsert_account('st-bot', 'agent');
+    PERFORM history.upsert_conversation('st-c', 'group');
+    PERFORM history.add_member('st-c', 'st-bot', '2026-01-01 00:00+00');
+    FOR k IN 1 .. 6 LOOP
+        PERFORM history.post_message('st-' || k, 'st-c', 'st-bot', 'note ' || k,
+                                     timestamptz '2026-01-02 00:00+00' + k * interval '1 hour');
+    END LOOP;
+END
+$world$;
+CREATE FUNCTION pg_temp.neighbours(p_hit text, p_visible tstzmultirange, p_context text[])
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    h history._ranked_candidate;
+    n history._hit_neighbours[];
+BEGIN
+    SELECT d.message_key, d.message_id, d.conversation_key, d.sent_at
+      INTO h.message_key, h.message_id, h.conversation_key, h.sent_at
+      FROM history.message_search_documents d WHERE d.message_id = p_hit;
+    h.visible := p_visible;
+    n := history._hit_neighbours(ARRAY[h], '{}', '{}', '{}',
+                                 ARRAY(SELECT message_key FROM history.messages WHERE message_id = ANY (p_context)));
+    RETURN ARRAY(SELECT m.message_id FROM unnest(n[1].before) WITH ORDINALITY b(k, o)
+                   JOIN history.messages m ON m.message_key = b.k ORDER BY b.o)
+           || '{|}'::text[]
+           || ARRAY(SELECT m.message_id FROM unnest(n[1].after) WITH ORDINALITY a(k, o)
+                      JOIN history.messages m ON m.message_key = a.k ORDER BY a.o);
+END $$;
+
+SELECT is(pg_temp.neighbours('st-3', '{[2026-01-01,)}', '{}'), ARRAY['st-2', 'st-1', '|', 'st-4', 'st-5'],
+          'neighbours: two each side, nearest first');
+SELECT is(pg_temp.neighbours('st-3', '{[2026-01-01,)}', '{st-4}'), ARRAY['st-2', 'st-1', '|', 'st-5', 'st-6'],
+          'neighbours: a message in the run''s context is skipped');
+SELECT is(pg_temp.neighbours('st-3', '{[2026-01-02 01:30+00,2026-01-02 04:30+00)}', '{}'), ARRAY['st-2', '|', 'st-4'],
+          'neighbours: only inside the hit''s windows');
+
+-- ---------------------------------------------------------- _ranking_pass
+-- The same conversation, searched for "note" with no audience: st-4 is in
+-- the run's context.
+CREATE FUNCTION pg_temp.ranking(p_context text[], p_cap integer, p_refill boolean)
+RETURNS history._ranking_pass LANGUAGE plpgsql AS $$
+DECLARE
+    v_scope    history._search_scope;
+    v_settings history.search_settings;
+    v_bot      bigint := (SELECT account_key FROM history.accounts WHERE account_id = 'st-bot');
+BEGIN
+    SELECT * INTO v_settings FROM history.search_settings;
+    v_settings.max_candidates := p_cap;
+    v_scope.agent_key := v_bot;
+    v_scope.conversation_key := (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'st-c');
+    v_scope.requester_accounts := '{}';
+    v_scope.audience := '{}';
+    v_scope.context := ARRAY(SELECT message_key FROM history.messages WHERE message_id = ANY (p_context));
+    v_scope.agent_conversations := ARRAY[v_scope.conversation_key];
+    v_scope.audience_conversations := '{}';
+    v_scope.audience_windows := '{}';
+    v_scope.eligible_conversations := '{}';
+    v_scope.eligible_windows := '{}';
+    RETURN history._ranking_pass(v_scope, a.query, a.terms, '{}', '{}', NULL, NULL, NULL, v_settings, 20,
+                                 NULL, NULL, p_refill)
+      FROM history._query_analysis('note', ARRAY['english'::regconfig], 32) a;
+END $$;
+CREATE FUNCTION pg_temp.ids(p history._ranking_pass) RETURNS text[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(r.message_id ORDER BY r.message_id), '{}') FROM unnest(p.ranked) r $$;
+
+SELECT is(pg_temp.ids(pg_temp.ranking('{st-4}', 2000, false)), ARRAY['st-1', 'st-2', 'st-3', 'st-5', 'st-6'],
+          'ranking pass: every match but the one in context');
+SELECT is((SELECT ARRAY[p.excluded_lineage, p.excluded_in_context] FROM pg_temp.ranking('{st-4}', 2000, false) p), ARRAY[0, 1],
+          'ranking pass: the context removal is counted');
+SELECT is((SELECT (r).matched_terms FROM unnest((pg_temp.ranking('{}', 2000, false)).ranked) r LIMIT 1), ARRAY['note'],
+          'ranking pass: each candidate carries its matched terms, by name');
+SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, false)), ARRAY['st-5'],
+          'at cap two, a first read removes st-6 (in context) and ranks one');
+SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, true)), ARRAY['st-4', 'st-5'],
+          'at cap two, the read with every rule inside the scan ranks two');
+
+-- --------------------------------------------------------- _counting_pass
+CREATE FUNCTION pg_temp.counting(p_after timestamptz, p_before timestamptz, p_max integer)
+RETURNS history._counting_pass LANGUAGE plpgsql AS $$
+DECLARE
+    v_scope history._search_scope;
+BEGIN
+    v_scope.agent_key := (SELECT account_key FROM history.accounts WHERE account_id = 'st-bot');
+    v_scope.conversation_key := (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'st-c');
+    v_scope.requester_accounts := '{}';
+    v_scope.audience := '{}';
+    v_scope.context := '{}';
+    v_scope.agent_conversations := ARRAY[v_scope.conversation_key];
+    v_scope.audience_conversations := '{}';
+    v_scope.audience_windows := '{}';
+    RETURN history._counting_pass(v_scope, a.query, 'anyone', p_after, p_before, p_max)
+      FROM history._query_analysis('note', ARRAY['english'::regconfig], 32) a;
+END $$;
+SELECT is((SELECT ARRAY[c.excluded_speaker, c.excluded_time, c.excluded_perspective, c.excluded_audience]
+             FROM pg_temp.counting('2026-01-02 04:30+00', NULL, 500) c), ARRAY[0, 4, 0, 0],
+          'counting pass: the four matches before p_after counted under time');
+SELECT is((SELECT c.capped FROM pg_temp.counting(NULL, NULL, 500) c), false, 'counting pass: six matches, cap 500: not capped');
+SELECT is((SELECT ARRAY[c.excluded_time::text, c.capped::text] FROM pg_temp.counting(NULL, '2026-01-02 05:30+00', 3) c),
+          ARRAY['1', 'true'], 'counting pass at cap three: the newest three counted (st-6 after p_before), capped');
+
+SELECT * FROM finish();
+ROLLBACK;
