@@ -163,8 +163,17 @@ def test_a_runtime_works_in_its_tenant(connect_as, world, conn, search):
     assert "t1" in [h.message_id for h in hits] and not any("acme" in h.body for h in hits)
     # A run begun in acme carries it: the reply goes into acme's team.
     run = acme.begin_run("agent", "team", "alice", "t6")
+    # Its search finds acme's t1, audited in acme, and ends in acme.
+    acme_result = Search(connect_as("history_searcher"), run).search("launch secret", limit=20)
+    assert [(h.message_id, h.body) for h in acme_result.hits] == [("t1", "acme: the launch is still secret")]
+    assert Auditor(connect_as("history_auditor")).search_events(event=acme_result.search_event_id)[0]["tenant_id"] == "acme"
     assert acme.check_delivery(run) == []
     acme.record_reply(run, "reply", "noted", at(11))
+    assert conn.execute("SELECT DISTINCT t.tenant_id FROM history.run_trace r JOIN history.tenants t USING (tenant_key)"
+                        " WHERE r.run_key = (SELECT run_key FROM history.runs WHERE run_token = %s)", (run,)
+                        ).fetchall() == [("acme",)]
+    ended = acme.begin_run("agent", "team", "alice", "t6")
+    acme.end_run(ended)
     assert conn.execute("SELECT t.tenant_id, e.body FROM history.messages m JOIN history.tenants t USING (tenant_key)"
                         " JOIN history.message_events e ON e.event_key = m.current_event_key"
                         " WHERE m.message_id IN ('reply', 't1') ORDER BY 1, 2").fetchall() == [

@@ -259,11 +259,11 @@ BEGIN
     SELECT * INTO v_key FROM history.query_digest_keys k
      WHERE k.retired_at IS NULL ORDER BY k.digest_key_id DESC LIMIT 1;
     INSERT INTO history.conversation_search_events (
-        run_key, agent_key, query_digest, digest_key_id, speaker, sent_after, sent_before, effective_limit,
+        tenant_key, run_key, agent_key, query_digest, digest_key_id, speaker, sent_after, sent_before, effective_limit,
         query_term_count, hit_message_ids, selected_message_ids, hit_rankings, selections,
         excluded_speaker, excluded_time, excluded_perspective, excluded_audience, excluded_lineage,
         excluded_alive, excluded_in_context, excluded_budget, candidates_capped, status, budget_used, budget_remaining)
-    SELECT v_run.run_key, v_run.agent_key,
+    SELECT v_run.tenant_key, v_run.run_key, v_run.agent_key,
            history._hmac_sha256(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret),
            v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
            ARRAY(SELECT m.message_id FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
@@ -302,16 +302,16 @@ BEGIN
     RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
 
     -- 10. Evidence (with the proofs each message relied on), the run's count, the trace.
-    INSERT INTO history.run_evidence AS ev (run_key, message_key, event_key, proof_keys)
-    SELECT v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
+    INSERT INTO history.run_evidence AS ev (tenant_key, run_key, message_key, event_key, proof_keys)
+    SELECT v_run.tenant_key, v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
       FROM unnest(v_admission.selected) s(k)
     ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
        SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
     UPDATE history.runs
        SET evidence_count = evidence_count + cardinality(v_admission.new_keys), search_count = search_count + 1
-     WHERE run_key = v_run.run_key;
-    INSERT INTO history.run_trace (run_key, entry_kind, event_key, detail)
-    VALUES (v_run.run_key, 'search_audit', v_event_key,
+     WHERE run_key = v_run.run_key AND tenant_key = v_run.tenant_key;
+    INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, event_key, detail)
+    VALUES (v_run.tenant_key, v_run.run_key, 'search_audit', v_event_key,
             jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
                                'hits', cardinality(v_admission.hits), 'selected', cardinality(v_admission.selected)));
 
