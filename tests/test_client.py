@@ -289,16 +289,17 @@ def test_times_are_utc_whatever_the_session_time_zone(connect_as, run):
 def test_mapping_by_name_survives_a_new_field_of_search_hit(conn, search):
     """Adding a field to history.search_hit (the spec allows it) must not break the client.
 
-    As a real migration would, the type gets a new attribute and search_history
-    fills it (the function builds its hits with ROW(...)::history.search_hit, which
-    must list every attribute): here it appends a constant to that ROW.
+    As a real migration would, the type gets a new attribute and the search's
+    result stage fills it (history._search_hits builds the hits with
+    ROW(...)::history.search_hit, which must list every attribute): here it
+    appends a constant to that ROW.
     """
     source = conn.execute(
-        "SELECT pg_get_functiondef('history._search_history(uuid, text, text, timestamptz, timestamptz, integer)'"
-        "::regprocedure)").fetchone()[0]
+        "SELECT pg_get_functiondef('history._search_hits(history._admission, history._ranked_candidate[], text[],"
+        " bigint, bigint[], integer)'::regprocedure)").fetchone()[0]
     pattern = re.compile(r"\)(\s*)::\s*history\.search_hit\b")
     if len(pattern.findall(source)) != 1:
-        pytest.fail("search_history no longer builds its hits with one ROW(...)::history.search_hit; "
+        pytest.fail("_search_hits no longer builds its hits with one ROW(...)::history.search_hit; "
                     "update this test's way of filling the added attribute")
     conn.execute("ALTER TYPE history.search_hit ADD ATTRIBUTE extra_signal text")
     conn.execute(pattern.sub(r", 'an extra value'::text)\1::history.search_hit", source))

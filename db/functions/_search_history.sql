@@ -1,12 +1,16 @@
--- _search_history: the search behind the procedure history.search_history
--- (SPEC §2-§4). In one transaction: validate, lock the run, find the eligible matches,
--- rank them, pick neighbours, admit within the run's 400-message budget,
--- write the audit event, then the evidence, the run's count and its trace,
--- and keep the hits for history._search_reveal, which hands them out once this
--- transaction has committed (docs/decisions.md, "Audit before reveal"). Only a
--- superuser session (tests, a DBA) gets the hits from this function directly.
--- The query text is used for matching and for the keyed digest only; it is
--- never stored, echoed in an error or sent in a notice.
+-- _search_history: the search behind the procedure history.search_history,
+-- in one transaction, as a composition of named stages: validate the
+-- arguments, lock the run (_lock_open_run), what it may see (_run_scope), the
+-- query (_query_analysis), the matches in two bounded passes (_counting_pass
+-- counts exclusions, _ranking_pass finds and scores the eligible ones:
+-- _newest_matches, _ineligible_by, _score), neighbours (_hit_neighbours),
+-- admission within the run's 400-message budget (_admit_hits), the audit
+-- event, evidence and trace (_record_search), the result (_search_hits); the
+-- hits are kept for history._search_reveal, which hands them out once this
+-- transaction has committed (docs/decisions.md, "Audit before reveal"). Only
+-- a superuser session (tests, a DBA) gets the hits from this function
+-- directly. The query text is used for matching and for the keyed digest
+-- only; it is never stored, echoed in an error or sent in a notice.
 CREATE OR REPLACE FUNCTION history._search_history(
     p_run     uuid,
     p_query   text,
@@ -40,22 +44,12 @@ SET max_parallel_workers_per_gather = 0
 AS $function$
 DECLARE
     c_budget     CONSTANT integer := 400;
-    -- Agents in more conversations than this are tested by membership lookups.
-    c_listed_conversations CONSTANT integer := 5000;
     v_speaker    text := coalesce(p_speaker, 'anyone');
     v_limit      integer := coalesce(p_limit, 8);
     v_run        history.runs;
     v_settings   history.search_settings;
     v_terms      text[];
     v_query      tsquery;
-    v_requester_accounts bigint[];
-    v_context    bigint[];
-    v_audience   bigint[];
-    v_agent_convs       bigint[];
-    v_audience_convs    bigint[] := '{}';
-    v_audience_visible  tstzmultirange[] := '{}';
-    v_eligible_convs    bigint[] := '{}';
-    v_eligible_visible  tstzmultirange[] := '{}';
     v_languages         regconfig[];
     v_name_terms        text[];
     v_named_authors     bigint[];
@@ -69,11 +63,7 @@ DECLARE
     v_alive      bigint[];
     v_prior      bigint[];
     v_admission  history._admission;
-    v_remaining  integer;
-    v_status     text;
-    v_key        history.query_digest_keys;
-    v_event_key  bigint;
-    v_event_id   uuid;
+    v_recorded   record;
     v_hits       history.search_hit[];
     v_hit_out    history.search_hit;
     i            integer;
@@ -119,50 +109,15 @@ BEGIN
     -- 2. The run, locked by an UPDATE: concurrent searches of one run queue
     --    here, and a REPEATABLE READ caller that lost the race gets 40001.
     v_run := history._lock_open_run(p_run);
-    v_context := v_run.loaded_message_keys || v_run.current_message_key;
-    v_audience := v_run.audience_keys;
-    SELECT array_agg(a.account_key) INTO v_requester_accounts
-      FROM history.accounts a
-     WHERE a.component_key = (SELECT r.component_key FROM history.accounts r WHERE r.account_key = v_run.requester_key);
-
     -- Steps 4 and 5 are planned for this search's terms, audience and windows
     -- (a generic plan cannot tell a rare term from one in every message).
     -- SET LOCAL inside a function with a SET clause ends with the function.
     PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
 
-    -- 4. The windows, once per search. The agent's conversations are listed
-    --    only when they are few (an array the planner can use); an agent in
-    --    thousands of them is tested by membership lookups instead, and its
-    --    windows are only ever built for the conversations a pass touches.
-    --    With an audience, the eligible windows are the audience's windows
-    --    (few: _audience_windows starts from its rarest readers) cut down to
-    --    the agent's; without one they are the agent's own, built lazily.
-    SELECT CASE WHEN count(*) <= c_listed_conversations THEN coalesce(array_agg(m.conversation_key), '{}') END
-      INTO v_agent_convs
-      FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
-             WHERE m.account_key = v_run.agent_key LIMIT c_listed_conversations + 1) m;
-    IF cardinality(v_audience) > 0 THEN
-        SELECT coalesce(array_agg(w.conversation_key), '{}'), coalesce(array_agg(w.visible), '{}')
-          INTO v_audience_convs, v_audience_visible
-          FROM history._audience_windows(v_audience, NULL) w;
-        SELECT coalesce(array_agg(u.conversation_key), '{}'), coalesce(array_agg(a.visible * u.visible), '{}')
-          INTO v_eligible_convs, v_eligible_visible
-          FROM unnest(v_audience_convs, v_audience_visible) u(conversation_key, visible)
-          JOIN history._member_windows(v_run.agent_key, v_audience_convs) a ON a.conversation_key = u.conversation_key
-         WHERE NOT isempty(a.visible * u.visible);
-    END IF;
-
-    -- What the run may see, for the stages below.
-    v_scope.agent_key := v_run.agent_key;
-    v_scope.conversation_key := v_run.conversation_key;
-    v_scope.requester_accounts := v_requester_accounts;
-    v_scope.audience := v_audience;
-    v_scope.context := v_context;
-    v_scope.agent_conversations := v_agent_convs;
-    v_scope.audience_conversations := v_audience_convs;
-    v_scope.audience_windows := v_audience_visible;
-    v_scope.eligible_conversations := v_eligible_convs;
-    v_scope.eligible_windows := v_eligible_visible;
+    -- 4. What the run may see (history._run_scope): its context, audience,
+    --    the requester's linked accounts and the conversations and windows
+    --    the passes below search in.
+    v_scope := history._run_scope(v_run);
 
     -- 3. (After the windows, whose conversations it needs.) The query,
     --    analysed as documents are (docs/text-analysis.md), in the default
@@ -173,7 +128,7 @@ BEGIN
     --    alternatives; a typed identifier matches whole or where all its
     --    parts occur). Typed operators are never parsed.
     v_languages := history._visible_languages(
-        v_run.agent_key, CASE WHEN cardinality(v_audience) > 0 THEN v_eligible_convs ELSE v_agent_convs END,
+        v_run.agent_key, CASE WHEN cardinality(v_scope.audience) > 0 THEN v_scope.eligible_conversations ELSE v_scope.agent_conversations END,
         v_run.conversation_key);
     SELECT a.terms, a.query INTO v_terms, v_query
       FROM history._query_analysis(p_query, v_languages, v_settings.max_query_terms) a;
@@ -206,7 +161,7 @@ BEGIN
                    CASE WHEN a.name_languages = v_languages::text[] THEN a.name_terms
                         ELSE coalesce(history._query_terms(a.display_name, v_languages, 2147483647), '{}') END AS terms
               FROM history.accounts a
-             WHERE a.account_key = ANY (v_audience || v_requester_accounts || v_run.agent_key)
+             WHERE a.account_key = ANY (v_scope.audience || v_scope.requester_accounts || v_run.agent_key)
         )
         SELECT ARRAY(SELECT q.t FROM unnest(v_terms) WITH ORDINALITY q(t, o)
                       WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
@@ -214,7 +169,7 @@ BEGIN
           INTO v_name_terms, v_named_authors;
         v_pass := history._ranking_pass(
             v_scope, v_query, v_terms, v_name_terms, v_named_authors,
-            CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+            CASE v_speaker WHEN 'requester' THEN v_scope.requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
             p_after, p_before, v_settings, v_limit,
             history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages), p_refill => false);
         v_capped := v_capped OR v_pass.capped;
@@ -222,7 +177,7 @@ BEGIN
         IF v_pass.capped AND v_pass.excluded_lineage + v_pass.excluded_in_context > 0 THEN
             v_ranked := (history._ranking_pass(
                 v_scope, v_query, v_terms, v_name_terms, v_named_authors,
-                CASE v_speaker WHEN 'requester' THEN v_requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
+                CASE v_speaker WHEN 'requester' THEN v_scope.requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
                 p_after, p_before, v_settings, v_limit,
                 history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages),
                 p_refill => true)).ranked;
@@ -233,7 +188,7 @@ BEGIN
 
     -- 6. Neighbours (history._hit_neighbours): up to two eligible messages
     --    each side of every hit, nearest first, inside the hit's windows.
-    v_neighbours := history._hit_neighbours(v_ranked, v_audience, v_audience_convs, v_audience_visible, v_context);
+    v_neighbours := history._hit_neighbours(v_ranked, v_scope.audience, v_scope.audience_conversations, v_scope.audience_windows, v_scope.context);
     v_wanted := ARRAY(SELECT r.message_key FROM unnest(v_ranked) r)
                 || ARRAY(SELECT x FROM unnest(v_neighbours) n, unnest(n.before || n.after) x);
 
@@ -251,106 +206,25 @@ BEGIN
     -- 8. Admission in rank order while the budget lasts (history._admit_hits).
     v_admission := history._admit_hits(ARRAY(SELECT r.message_key FROM unnest(v_ranked) r), v_neighbours,
                                        v_alive, v_prior, c_budget - v_run.evidence_count);
-    v_remaining := v_admission.remaining;
-    v_status := CASE WHEN v_remaining = 0 OR v_admission.withheld THEN 'search_budget_exhausted' ELSE 'ok' END;
 
-    -- 9. The audit event first: no evidence exists without it, and if it
-    --    cannot be written the whole search fails.
-    SELECT * INTO v_key FROM history.query_digest_keys k
-     WHERE k.retired_at IS NULL ORDER BY k.digest_key_id DESC LIMIT 1;
-    INSERT INTO history.conversation_search_events (
-        tenant_key, run_key, agent_key, query_digest, digest_key_id, speaker, sent_after, sent_before, effective_limit,
-        query_term_count, hit_message_ids, selected_message_ids, hit_rankings, selections,
-        excluded_speaker, excluded_time, excluded_perspective, excluded_audience, excluded_lineage,
-        excluded_alive, excluded_in_context, excluded_budget, candidates_capped, status, budget_used, budget_remaining)
-    SELECT v_run.tenant_key, v_run.run_key, v_run.agent_key,
-           history._hmac_sha256(convert_to(history._normalise_query(p_query), 'UTF8'), v_key.secret),
-           v_key.digest_key_id, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
-           ARRAY(SELECT m.message_id FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
-                   JOIN history.messages m ON m.message_key = a.message_key ORDER BY a.o),
-           ARRAY(SELECT m.message_id FROM unnest(v_admission.selected) WITH ORDINALITY s(k, o)
-                   JOIN history.messages m ON m.message_key = s.k ORDER BY s.o),
-           coalesce((SELECT jsonb_agg(jsonb_build_object(
-                        'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
-                        'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
-                        'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                        'period', r.period, 'tells_time', r.tells_time, 'total', r.total) ORDER BY a.o)
-                       FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
-                       JOIN unnest(v_ranked) r ON r.message_key = a.message_key), '[]'),
-           coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)
-                       FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
-                       CROSS JOIN LATERAL (
-                           SELECT a.o, 0 AS p, jsonb_build_object('message_id', h.message_id, 'role', 'hit',
-                                                                  'hit_message_id', h.message_id) AS obj
-                             FROM history.messages h WHERE h.message_key = a.message_key
-                           UNION ALL
-                           SELECT a.o, n.p, jsonb_build_object('message_id', m.message_id, 'role', n.side,
-                                                               'hit_message_id', h.message_id)
-                             FROM history.messages h,
-                                  LATERAL (SELECT 'before' AS side, b.k, b.p
-                                             FROM unnest(a.before) WITH ORDINALITY b(k, p)
-                                           UNION ALL
-                                           SELECT 'after', f.k, f.p + 2
-                                             FROM unnest(a.after) WITH ORDINALITY f(k, p)) n
-                             JOIN history.messages m ON m.message_key = n.k
-                            WHERE h.message_key = a.message_key) sel), '[]'),
-           coalesce(v_counts.excluded_speaker, 0), coalesce(v_counts.excluded_time, 0),
-           coalesce(v_counts.excluded_perspective, 0), coalesce(v_counts.excluded_audience, 0),
-           coalesce(v_pass.excluded_lineage, 0), v_admission.dead,
-           coalesce(v_pass.excluded_in_context, 0), v_admission.budget_out, v_capped,
-           v_status, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining
-    RETURNING event_key, search_event_id INTO v_event_key, v_event_id;
+    -- 9. The audit event, then the evidence, the run's count and its trace
+    --    (history._record_search): no evidence exists without the event, and
+    --    if it cannot be written the whole search fails.
+    v_recorded := history._record_search(v_run, p_query, v_speaker, p_after, p_before, v_limit, cardinality(v_terms),
+                                         v_counts, v_pass, v_ranked, v_admission, v_capped, v_scope.audience);
 
-    -- 10. Evidence (with the proofs each message relied on), the run's count, the trace.
-    INSERT INTO history.run_evidence AS ev (tenant_key, run_key, message_key, event_key, proof_keys)
-    SELECT v_run.tenant_key, v_run.run_key, s.k, v_event_key, history._relied_proofs(s.k, v_audience, v_run.requester_key)
-      FROM unnest(v_admission.selected) s(k)
-    ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
-       SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
-    UPDATE history.runs
-       SET evidence_count = evidence_count + cardinality(v_admission.new_keys), search_count = search_count + 1
-     WHERE run_key = v_run.run_key AND tenant_key = v_run.tenant_key;
-    INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, event_key, detail)
-    VALUES (v_run.tenant_key, v_run.run_key, 'search_audit', v_event_key,
-            jsonb_build_object('search_event_id', v_event_id, 'status', v_status,
-                               'hits', cardinality(v_admission.hits), 'selected', cardinality(v_admission.selected)));
+    -- 10. The result (history._search_hits): text from canonical events, each
+    --     body cut to max_returned_body_bytes (at most 1 MB a search).
+    v_hits := history._search_hits(v_admission, v_ranked, v_terms, v_run.agent_key, v_scope.requester_accounts,
+                                   v_settings.max_returned_body_bytes);
 
-    -- 11. The result, with text loaded from canonical events, each body cut to
-    --     max_returned_body_bytes (SPEC §3, "Size": at most 1 MB a search).
-    SELECT coalesce(array_agg(ROW(
-               h.message_id, h.conversation_id, h.sent_at, h.speaker_id, h.speaker_role, h.body, r.total,
-               jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
-                                  'conversation', r.conversation, 'participation', r.participation,
-                                  'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                                  'period', r.period, 'tells_time', r.tells_time, 'total', r.total,
-                                  -- positions in v_terms: the stored hits hold no query word
-                                  'matched_terms', to_jsonb(ARRAY(SELECT array_position(v_terms, t)
-                                                                    FROM unnest(r.matched_terms) t))),
-               coalesce((SELECT jsonb_agg(history._message_json(b.k, v_run.agent_key, v_requester_accounts,
-                                                            v_settings.max_returned_body_bytes) ORDER BY b.p)
-                           FROM unnest(a.before) WITH ORDINALITY b(k, p)), '[]'),
-               coalesce((SELECT jsonb_agg(history._message_json(f.k, v_run.agent_key, v_requester_accounts,
-                                                            v_settings.max_returned_body_bytes) ORDER BY f.p)
-                           FROM unnest(a.after) WITH ORDINALITY f(k, p)), '[]'),
-               h.body_truncated
-           )::history.search_hit ORDER BY a.o), '{}')
-      INTO v_hits
-      FROM unnest(v_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
-      JOIN unnest(v_ranked) r ON r.message_key = a.message_key
-      CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, v_run.agent_key, v_requester_accounts,
-                                                       v_settings.max_returned_body_bytes) AS j) m
-      CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
-                                 (m.j->>'sent_at')::timestamptz AS sent_at, m.j->>'speaker_id' AS speaker_id,
-                                 m.j->>'speaker_role' AS speaker_role, m.j->>'body' AS body,
-                                 (m.j->>'body_truncated')::boolean AS body_truncated) h;
-
-    -- 12. The hits wait for history._search_reveal, which hands them out once
+    -- 11. The hits wait for history._search_reveal, which hands them out once
     --     this transaction has committed and its commit is flushed. This
     --     commit is synchronous whatever the caller set, so in the procedure
     --     the reveal need not wait (set_config, not a SET clause: it lasts
     --     until the transaction ends).
     INSERT INTO history.search_reveals (search_event_id, tenant_key, run_key, written_by, languages, max_terms, hits)
-    VALUES (v_event_id, v_run.tenant_key, v_run.run_key, pg_current_xact_id(), v_languages,
+    VALUES (v_recorded.search_event_id, v_run.tenant_key, v_run.run_key, pg_current_xact_id(), v_languages,
             v_settings.max_query_terms, v_hits);
     PERFORM set_config('synchronous_commit', 'on', true);
     IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user) THEN
@@ -369,7 +243,8 @@ BEGIN
         END LOOP;
     END IF;
 
-    RETURN ROW(v_status, v_event_id, v_run.evidence_count + cardinality(v_admission.new_keys), v_remaining, v_hits)::history.search_result;
+    RETURN ROW(v_recorded.status, v_recorded.search_event_id, v_recorded.budget_used, v_recorded.budget_remaining,
+               v_hits)::history.search_result;
 END
 $function$;
 

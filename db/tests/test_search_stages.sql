@@ -1,7 +1,9 @@
--- The search's stages called alone: neighbours (history._hit_neighbours)
--- and admission under the budget (history._admit_hits, a pure function).
+-- The search's stages called alone: admission under the budget
+-- (history._admit_hits, a pure function), neighbours (history._hit_neighbours),
+-- the passes, the run's scope (_run_scope), the result (_search_hits) and the
+-- audit (_record_search).
 BEGIN;
-SELECT plan(18);
+SELECT plan(28);
 
 -- ------------------------------------------------------------ _admit_hits
 -- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
@@ -139,6 +141,72 @@ SELECT is((SELECT ARRAY[c.excluded_speaker, c.excluded_time, c.excluded_perspect
 SELECT is((SELECT c.capped FROM pg_temp.counting(NULL, NULL, 500) c), false, 'counting pass: six matches, cap 500: not capped');
 SELECT is((SELECT ARRAY[c.excluded_time::text, c.capped::text] FROM pg_temp.counting(NULL, '2026-01-02 05:30+00', 3) c),
           ARRAY['1', 'true'], 'counting pass at cap three: the newest three counted (st-6 after p_before), capped');
+
+-- ------------------------------------------------- _run_scope, _search_hits, _record_search
+-- A run in st-c: st-ann asks; st-4 is its current message.
+DO $world$
+BEGIN
+    PERFORM history.upsert_account('st-ann', 'person', 'Ann');
+    PERFORM history.add_member('st-c', 'st-ann', '2026-01-01 00:00+00');
+    CREATE TEMP TABLE st_token ON COMMIT DROP AS SELECT history.begin_run('st-bot', 'st-c', 'st-ann', 'st-4') AS token;
+END
+$world$;
+-- The run's row as it is now.
+CREATE FUNCTION pg_temp.st_run() RETURNS history.runs LANGUAGE sql AS
+$$ SELECT r FROM history.runs r WHERE r.run_token = (SELECT token FROM st_token) $$;
+CREATE FUNCTION pg_temp.key(p_id text) RETURNS bigint LANGUAGE sql AS
+$$ SELECT m.message_key FROM history.messages m WHERE m.message_id = p_id AND m.tenant_key = 1 $$;
+CREATE TEMP TABLE st_scope ON COMMIT DROP AS SELECT s.* FROM history._run_scope(pg_temp.st_run()) s;
+SELECT is((SELECT ARRAY[cardinality(context), cardinality(agent_conversations), cardinality(eligible_conversations)]
+             FROM st_scope), ARRAY[1, 1, 1], 'run scope: the current message is the context; one conversation, eligible');
+SELECT is((SELECT context[1] FROM st_scope), pg_temp.key('st-4'), 'run scope: context is the run''s current message');
+SELECT is((SELECT audience FROM st_scope),
+          (SELECT array_agg(a.account_key) FROM history.accounts a WHERE a.account_id = 'st-ann'),
+          'run scope: the default audience is the destination''s open members but the agent');
+
+-- Hit st-2 with neighbours st-1 (before) and st-3 (after), admitted on a fresh budget.
+CREATE FUNCTION pg_temp.st_ranked() RETURNS history._ranked_candidate[] LANGUAGE plpgsql AS $$
+DECLARE c history._ranked_candidate;
+BEGIN
+    c.message_key := pg_temp.key('st-2');
+    c.message_id := 'st-2';
+    c.total := 1.5;
+    c.text_score := 1.0;
+    c.matched_terms := ARRAY['note'];
+    RETURN ARRAY[c];
+END $$;
+CREATE TEMP TABLE st_adm ON COMMIT DROP AS
+SELECT history._admit_hits(ARRAY[pg_temp.key('st-2')], ARRAY[pg_temp.nb(ARRAY[pg_temp.key('st-1')], ARRAY[pg_temp.key('st-3')])],
+                           ARRAY[pg_temp.key('st-1'), pg_temp.key('st-2'), pg_temp.key('st-3')], '{}', 400) AS a;
+SELECT is((SELECT array_agg(ROW(h.message_id, h.body, h.score, h.reasons->'matched_terms', h.before->0->>'body',
+                                h.after->0->>'body')::text)
+             FROM st_adm, unnest(history._search_hits(st_adm.a, pg_temp.st_ranked(), ARRAY['note'], (pg_temp.st_run()).agent_key,
+                                                                (SELECT requester_accounts FROM st_scope), 1000)) h),
+          ARRAY['(st-2,"note 2",1.5,[1],"note 1","note 3")'],
+          'result stage: the hit''s text from canonical events, its score, matched terms as positions, its neighbours');
+SELECT is((SELECT (history._search_hits(st_adm.a, pg_temp.st_ranked(), ARRAY['note'], (pg_temp.st_run()).agent_key,
+                                        (SELECT requester_accounts FROM st_scope), 3))[1].body_truncated
+             FROM st_adm), true, 'result stage: a body over the byte limit is cut and says so');
+
+CREATE TEMP TABLE st_rec ON COMMIT DROP AS
+SELECT rec.*
+  FROM st_adm, history._record_search(pg_temp.st_run(), 'Secret Words', 'anyone', NULL, NULL, 8, 1, NULL, NULL,
+                                      pg_temp.st_ranked(), st_adm.a, false, (pg_temp.st_run()).audience_keys) rec;
+SELECT is((SELECT ARRAY[status, budget_used::text, budget_remaining::text] FROM st_rec), ARRAY['ok', '3', '397'],
+          'audit stage: status and the run''s budget after three new messages');
+SELECT is((SELECT ARRAY[e.hit_message_ids::text, e.selected_message_ids::text] FROM history.conversation_search_events e, st_rec
+            WHERE e.search_event_id = st_rec.search_event_id),
+          ARRAY['{st-2}', '{st-2,st-1,st-3}'], 'audit stage: the event lists the hit and every message shown');
+SELECT is((SELECT count(*)::int FROM history.run_evidence ev WHERE ev.run_key = (pg_temp.st_run()).run_key), 3,
+          'audit stage: each shown message is the run''s evidence');
+SELECT is((SELECT ARRAY[evidence_count, search_count] FROM history.runs r WHERE r.run_key = (pg_temp.st_run()).run_key),
+          ARRAY[3, 1], 'audit stage: the run''s count and searches');
+SELECT ok((SELECT e.query_digest = history._hmac_sha256(convert_to(history._normalise_query('Secret Words'), 'UTF8'), k.secret)
+             FROM history.conversation_search_events e JOIN history.query_digest_keys k USING (digest_key_id), st_rec
+            WHERE e.search_event_id = st_rec.search_event_id)
+          AND NOT EXISTS (SELECT FROM history.conversation_search_events e, st_rec
+                           WHERE e.search_event_id = st_rec.search_event_id AND e::text ILIKE '%secret%'),
+          'audit stage: the query is kept as its keyed digest, its text nowhere');
 
 SELECT * FROM finish();
 ROLLBACK;

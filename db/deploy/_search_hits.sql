@@ -1,0 +1,10 @@
+-- Deploy history-search:_search_hits to pg
+-- requires: search_stage_types _message_json
+-- The function lives in db/functions/_search_hits.sql.
+BEGIN;
+SET LOCAL ROLE history_owner;
+
+\ir ../functions/_search_hits.sql
+
+RESET ROLE;
+COMMIT;
