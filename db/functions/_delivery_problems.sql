@@ -17,8 +17,8 @@ BEGIN
     FOR r IN
         SELECT m.message_key, m.message_id AS id, m.conversation_key, m.sent_at, e.event_kind, ev.proof_keys
           FROM history.run_evidence ev
-          JOIN history.messages m ON m.message_key = ev.message_key AND m.tenant_key = ev.tenant_key
-          JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = m.tenant_key
+          JOIN history.messages m ON m.message_key = ev.message_key AND m.tenant_key = p_tenant_key
+          JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = p_tenant_key
          WHERE ev.run_key = p_run AND ev.tenant_key = p_tenant_key
          ORDER BY m.message_id
     LOOP

@@ -3,9 +3,10 @@
 -- conversation's language (_document_vector). HS001 when the text cannot
 -- be indexed (over PostgreSQL's tsvector size limit).
 -- What _index_message does, with the message's tenant named in every
--- statement: on Citus (tenant_key is the distribution column) each is then a
--- single-shard statement, and a join of two distributed tables on another
--- column alone is refused.
+-- statement, as a value (a join condition on it is not enough for Citus to
+-- route a subquery): on Citus (tenant_key is the distribution column) each is
+-- then a single-shard statement, and a join of two distributed tables on
+-- another column alone is refused.
 CREATE OR REPLACE FUNCTION history._index_tenant_message(p_message_key bigint, p_body text, p_tenant_key integer)
 RETURNS void
 LANGUAGE plpgsql
@@ -19,7 +20,7 @@ DECLARE
 BEGIN
     SELECT c.language INTO v_language
       FROM history.messages m
-      JOIN history.conversations c ON c.conversation_key = m.conversation_key AND c.tenant_key = m.tenant_key
+      JOIN history.conversations c ON c.conversation_key = m.conversation_key AND c.tenant_key = p_tenant_key
      WHERE m.message_key = p_message_key AND m.tenant_key = p_tenant_key;
     BEGIN
         v_document := history._document_vector(p_body, v_language);
@@ -32,7 +33,7 @@ BEGIN
            (message_key, tenant_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
     SELECT m.message_key, m.tenant_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
            EXISTS (SELECT 1 FROM history.message_lineage l
-                    WHERE l.message_key = m.message_key AND l.tenant_key = m.tenant_key),
+                    WHERE l.message_key = m.message_key AND l.tenant_key = p_tenant_key),
            v_document
       FROM history.messages m
      WHERE m.message_key = p_message_key AND m.tenant_key = p_tenant_key

@@ -4,10 +4,13 @@
 -- whole audience every time (the named_speaker signal, docs/relevance.md).
 -- p_account_keys: the accounts to refresh, or NULL for every account whose
 -- terms were made in other languages than today's (p_all: every account,
--- when the analysis itself changed). Returns how many rows it rewrote.
+-- when the analysis itself changed). p_tenant_key: only that tenant's accounts
+-- (NULL: every tenant; the accounts' own tenants when p_account_keys names them).
+-- Returns how many rows it rewrote.
 -- A stale row is never wrong, only slower: a search re-analyses the name of
 -- any account whose name_languages are not its query languages.
-CREATE OR REPLACE FUNCTION history._refresh_name_terms(p_account_keys bigint[], p_all boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION history._refresh_name_terms(p_account_keys bigint[], p_all boolean DEFAULT false,
+                                                      p_tenant_key integer DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, history, pg_temp
@@ -25,7 +28,9 @@ BEGIN
     -- non-immutable function inside coalesce.
     -- (Two statements, not one joining tenants to accounts: Citus would run
     -- such a join through a connection to the coordinator as the owner.)
-    IF p_account_keys IS NULL THEN
+    IF p_tenant_key IS NOT NULL THEN
+        v_tenants := ARRAY[p_tenant_key];  -- the caller's tenant: no read of every shard to find it
+    ELSIF p_account_keys IS NULL THEN
         v_tenants := ARRAY(SELECT t.tenant_key FROM history.tenants t ORDER BY t.tenant_key);
     ELSE
         v_tenants := ARRAY(SELECT DISTINCT x.tenant_key FROM history.accounts x
@@ -53,6 +58,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._refresh_name_terms(bigint[], boolean) IS
+COMMENT ON FUNCTION history._refresh_name_terms(bigint[], boolean, integer) IS
     'Internal: store accounts'' name terms (display names analysed as queries are) with the languages used';
-REVOKE ALL ON FUNCTION history._refresh_name_terms(bigint[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._refresh_name_terms(bigint[], boolean, integer) FROM PUBLIC;

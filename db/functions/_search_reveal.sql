@@ -41,7 +41,7 @@ BEGIN
     SELECT r.tenant_key INTO v_tenant FROM history.runs r WHERE r.run_token = p_run;
     SELECT s.* INTO v_stash
       FROM history.search_reveals s
-      JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = s.tenant_key
+      JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = v_tenant
      WHERE s.search_event_id = p_search_event_id AND r.run_token = p_run AND s.tenant_key = v_tenant;
     IF NOT FOUND THEN
         -- An end_run that came between the search's commit and this reveal

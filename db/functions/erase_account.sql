@@ -55,7 +55,7 @@ BEGIN
     WITH alive AS (
         SELECT m.message_key
           FROM history.messages m
-          JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = m.tenant_key
+          JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = v_tenant
          WHERE m.author_key = v_account AND m.tenant_key = v_tenant AND e.event_kind <> 'deleted'
          ORDER BY m.message_key
            FOR NO KEY UPDATE OF m
@@ -84,7 +84,7 @@ BEGIN
     -- The display name and the terms derived from it.
     UPDATE history.accounts a SET display_name = NULL
      WHERE a.account_key = v_account AND a.tenant_key = v_tenant AND a.display_name IS NOT NULL;
-    PERFORM history._refresh_name_terms(ARRAY[v_account]);
+    PERFORM history._refresh_name_terms(ARRAY[v_account], false, v_tenant);
 
     SELECT count(*) INTO v_messages
       FROM (SELECT unnest(v_touched) UNION SELECT unnest(v_again)) t;

@@ -49,7 +49,7 @@ BEGIN
 
     SELECT coalesce(array_agg(m.message_id ORDER BY m.message_id), '{}') INTO v_sources
       FROM history.run_evidence ev
-      JOIN history.messages m ON m.message_key = ev.message_key AND m.tenant_key = ev.tenant_key
+      JOIN history.messages m ON m.message_key = ev.message_key AND m.tenant_key = v_run.tenant_key
      WHERE ev.run_key = v_run.run_key AND ev.tenant_key = v_run.tenant_key;
     -- The reply goes into the run's tenant, whose ids p_message_id and the sources are.
     PERFORM history.post_message(

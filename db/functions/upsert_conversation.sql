@@ -44,13 +44,13 @@ BEGIN
     ON CONFLICT (conversation_id, tenant_key) DO NOTHING
     RETURNING language INTO v_language;
     IF FOUND THEN
-        -- The first conversation in a language adds it to every query's
-        -- languages: the people's stored name terms are re-made with it.
+        -- The tenant's first conversation in a language adds it to the query
+        -- languages of its runs: its people's stored name terms are re-made with it.
         IF v_language <> v_default
            AND NOT EXISTS (SELECT FROM history.conversations c
                             WHERE c.tenant_key = v_tenant AND c.language = v_language
                               AND c.conversation_id <> p_conversation_id) THEN
-            PERFORM history._refresh_name_terms(NULL);
+            PERFORM history._refresh_name_terms(NULL, false, v_tenant);
         END IF;
         RETURN;
     END IF;
