@@ -5,6 +5,9 @@
 BEGIN;
 SET LOCAL ROLE history_owner;
 
+-- The signature gained the tenant: no overload of the old one may remain.
+DROP FUNCTION history._refresh_name_terms(bigint[], boolean);
+
 \ir ../functions/_refresh_name_terms.sql
 
 RESET ROLE;

@@ -3,19 +3,24 @@
 -- p_at when it has not ended by then (until null or later): one whose since
 -- is still ahead of p_at counts too, since a join recorded by a clock running
 -- ahead of the database's is someone who will read the reply.
-CREATE OR REPLACE FUNCTION history._default_audience(p_conversation bigint, p_agent bigint, p_at timestamptz)
+-- PL/pgSQL, naming the tenant: Citus plans no SQL-language function with
+-- parameters over distributed tables, and this one reads one shard.
+CREATE OR REPLACE FUNCTION history._default_audience(p_conversation bigint, p_agent bigint, p_at timestamptz,
+                                                     p_tenant_key integer)
 RETURNS bigint[]
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
-    SELECT coalesce(pg_catalog.array_agg(DISTINCT m.account_key), '{}')
-      FROM history.memberships m
-     WHERE m.conversation_key = p_conversation
-       AND m.account_key <> p_agent
-       AND (m.until IS NULL OR m.until > p_at)
+BEGIN
+    RETURN (SELECT coalesce(pg_catalog.array_agg(DISTINCT m.account_key), '{}')
+              FROM history.memberships m
+             WHERE m.conversation_key = p_conversation AND m.tenant_key = p_tenant_key
+               AND m.account_key <> p_agent
+               AND (m.until IS NULL OR m.until > p_at));
+END
 $function$;
 
-COMMENT ON FUNCTION history._default_audience(bigint, bigint, timestamptz) IS
+COMMENT ON FUNCTION history._default_audience(bigint, bigint, timestamptz, integer) IS
     'Internal: members of a conversation not gone by a time (future joins count), the agent excepted';
-REVOKE ALL ON FUNCTION history._default_audience(bigint, bigint, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._default_audience(bigint, bigint, timestamptz, integer) FROM PUBLIC;

@@ -6,20 +6,27 @@
 -- to read the evidence too. A null p_sent_at (no reply yet) adds nobody.
 CREATE OR REPLACE FUNCTION history._delivery_audience(p_run history.runs, p_sent_at timestamptz)
 RETURNS bigint[]
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
-    SELECT coalesce(p_run.explicit_audience_keys,
-                    (SELECT coalesce(pg_catalog.array_agg(DISTINCT x.account_key), '{}')
-                       FROM (SELECT pg_catalog.unnest(history._default_audience(p_run.conversation_key, p_run.agent_key,
-                                                                                  pg_catalog.now())) AS account_key
-                             UNION ALL
-                             SELECT m.account_key
-                               FROM history.memberships m
-                              WHERE m.conversation_key = p_run.conversation_key
-                                AND m.account_key <> p_run.agent_key
-                                AND m.since <= p_sent_at AND (m.until IS NULL OR m.until > p_sent_at)) x))
+DECLARE
+    v_now bigint[];
+    v_then bigint[];
+BEGIN
+    IF p_run.explicit_audience_keys IS NOT NULL THEN
+        RETURN p_run.explicit_audience_keys;
+    END IF;
+    -- PL/pgSQL, one statement per shard read, each naming the run's tenant: Citus
+    -- plans no SQL-language function with parameters over distributed tables.
+    v_now := history._default_audience(p_run.conversation_key, p_run.agent_key, pg_catalog.now(), p_run.tenant_key);
+    v_then := ARRAY(SELECT m.account_key
+                      FROM history.memberships m
+                     WHERE m.conversation_key = p_run.conversation_key AND m.tenant_key = p_run.tenant_key
+                       AND m.account_key <> p_run.agent_key
+                       AND m.since <= p_sent_at AND (m.until IS NULL OR m.until > p_sent_at));
+    RETURN (SELECT coalesce(pg_catalog.array_agg(DISTINCT x.k), '{}') FROM pg_catalog.unnest(v_now || v_then) x(k));
+END
 $function$;
 
 COMMENT ON FUNCTION history._delivery_audience(history.runs, timestamptz) IS

@@ -11,11 +11,17 @@ SET search_path = pg_catalog, history, pg_temp
 AS $function$
 DECLARE
     v_run history.runs;
+    v_tenant integer;
 BEGIN
     IF p_run IS NULL THEN
         RAISE EXCEPTION 'p_run must be a run token, got NULL' USING ERRCODE = 'HS001';
     END IF;
-    UPDATE history.runs r SET search_count = r.search_count WHERE r.run_token = p_run RETURNING * INTO v_run;
+    -- A token names no tenant: find it first (on Citus a read of every shard), then
+    -- lock the row in a statement that names it (a single-shard one, the only kind
+    -- that takes row locks there). A run never changes tenant.
+    SELECT r.tenant_key INTO v_tenant FROM history.runs r WHERE r.run_token = p_run;
+    UPDATE history.runs r SET search_count = r.search_count
+     WHERE r.run_token = p_run AND r.tenant_key = v_tenant RETURNING * INTO v_run;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown run %', history._run_label(p_run) USING ERRCODE = 'HS002',
             HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';

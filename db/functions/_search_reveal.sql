@@ -35,15 +35,18 @@ DECLARE
     v_terms  text[];
     v_deadline timestamptz;
     v_hit    history.search_hit;
+    v_tenant integer;
 BEGIN
+    -- The run's tenant first: then each statement below names it (on Citus, one shard).
+    SELECT r.tenant_key INTO v_tenant FROM history.runs r WHERE r.run_token = p_run;
     SELECT s.* INTO v_stash
       FROM history.search_reveals s
-      JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = s.tenant_key
-     WHERE s.search_event_id = p_search_event_id AND r.run_token = p_run;
+      JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = v_tenant
+     WHERE s.search_event_id = p_search_event_id AND r.run_token = p_run AND s.tenant_key = v_tenant;
     IF NOT FOUND THEN
         -- An end_run that came between the search's commit and this reveal
         -- dropped the hits: say so, not that the search is unknown.
-        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.ended_at IS NOT NULL) THEN
+        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.tenant_key = v_tenant AND r.ended_at IS NOT NULL) THEN
             RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
                 USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
                       HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
@@ -78,7 +81,7 @@ BEGIN
     DELETE FROM history.search_reveals s
      WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
     IF NOT FOUND THEN
-        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.ended_at IS NOT NULL) THEN
+        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.tenant_key = v_tenant AND r.ended_at IS NOT NULL) THEN
             RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
                 USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
                       HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';

@@ -27,11 +27,11 @@ DECLARE
 BEGIN
     PERFORM history._require_time('p_since', p_since);
     -- Serialise membership changes of one conversation.
-    SELECT c.kind INTO v_kind FROM history.conversations c WHERE c.conversation_key = v_conversation FOR UPDATE;
+    SELECT c.kind INTO v_kind FROM history.conversations c WHERE c.conversation_key = v_conversation AND c.tenant_key = v_tenant FOR UPDATE;
 
     SELECT m.since INTO v_open_since
       FROM history.memberships m
-     WHERE m.conversation_key = v_conversation AND m.account_key = v_account AND m.until IS NULL;
+     WHERE m.conversation_key = v_conversation AND m.tenant_key = v_tenant AND m.account_key = v_account AND m.until IS NULL;
     IF FOUND THEN
         IF v_open_since = p_since THEN
             RETURN;  -- repeats the recorded call
@@ -43,7 +43,7 @@ BEGIN
 
     SELECT max(m.until) INTO v_last_until
       FROM history.memberships m
-     WHERE m.conversation_key = v_conversation AND m.account_key = v_account;
+     WHERE m.conversation_key = v_conversation AND m.tenant_key = v_tenant AND m.account_key = v_account;
     IF v_last_until > p_since THEN
         RAISE EXCEPTION 'membership of % in % from % overlaps an earlier one ending %', quote_literal(p_account_id),
                 quote_literal(p_conversation_id), p_since, v_last_until
@@ -52,7 +52,7 @@ BEGIN
 
     IF v_kind = 'direct' AND (
         SELECT count(DISTINCT m.account_key) FROM history.memberships m
-         WHERE m.conversation_key = v_conversation AND m.account_key <> v_account) >= 2 THEN
+         WHERE m.conversation_key = v_conversation AND m.tenant_key = v_tenant AND m.account_key <> v_account) >= 2 THEN
         RAISE EXCEPTION 'direct conversation % already has two parties; % cannot join', quote_literal(p_conversation_id),
                 quote_literal(p_account_id)
             USING ERRCODE = 'HS004';

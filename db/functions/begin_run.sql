@@ -29,9 +29,10 @@ DECLARE
     v_current      bigint := history._message_key('p_current_message_id', p_current_message_id, v_tenant);
     v_loaded       bigint[];
     v_explicit     bigint[];
+    v_default      bigint[];
     v_run          history.runs;
 BEGIN
-    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_agent) <> 'agent' THEN
+    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_agent AND a.tenant_key = v_tenant) <> 'agent' THEN
         RAISE EXCEPTION 'account % is not an agent', quote_literal(p_agent_id) USING ERRCODE = 'HS001';
     END IF;
     IF p_loaded_message_ids IS NULL THEN
@@ -44,11 +45,15 @@ BEGIN
         SELECT coalesce(array_agg(DISTINCT history._account_key('p_audience', id, v_tenant)), '{}')
           INTO v_explicit FROM unnest(p_audience) id;
     END IF;
+    -- Before the INSERT: on Citus its reads then run as statements of their own.
+    IF v_explicit IS NULL THEN
+        v_default := history._default_audience(v_conversation, v_agent, pg_catalog.now(), v_tenant);
+    END IF;
 
     INSERT INTO history.runs (tenant_key, agent_key, conversation_key, requester_key, current_message_key,
                               loaded_message_keys, explicit_audience_keys, audience_keys)
     VALUES (v_tenant, v_agent, v_conversation, v_requester, v_current, v_loaded, v_explicit,
-            coalesce(v_explicit, history._default_audience(v_conversation, v_agent, pg_catalog.now())))
+            coalesce(v_explicit, v_default))
     RETURNING * INTO v_run;
 
     INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)

@@ -32,7 +32,8 @@ BEGIN
     END IF;
     RETURN QUERY
         SELECT d.message_id, d.reason
-          FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, NULL)) d;
+          FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, NULL),
+                                          v_run.tenant_key) d;
 END
 $function$;
 

@@ -21,13 +21,13 @@ DECLARE
     v_event   bigint;
 BEGIN
     PERFORM history._require_time('p_at', p_at);
-    PERFORM history._require_alive(v_message, p_message_id);
+    PERFORM history._require_alive(v_message, p_message_id, v_tenant);
 
     INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at)
     VALUES (v_tenant, v_message, 'deleted', NULL, p_at)
     RETURNING event_key INTO v_event;
-    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message;
-    DELETE FROM history.message_search_documents WHERE message_key = v_message;
+    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message AND tenant_key = v_tenant;
+    DELETE FROM history.message_search_documents WHERE message_key = v_message AND tenant_key = v_tenant;
 END
 $function$;
 

@@ -23,13 +23,13 @@ DECLARE
 BEGIN
     PERFORM history._require_time('p_at', p_at);
     PERFORM history._require_body(p_body, p_message_id);
-    PERFORM history._require_alive(v_message, p_message_id);
+    PERFORM history._require_alive(v_message, p_message_id, v_tenant);
 
     INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at)
     VALUES (v_tenant, v_message, 'edited', p_body, p_at)
     RETURNING event_key INTO v_event;
-    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message;
-    PERFORM history._index_message(v_message, p_body);
+    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message AND tenant_key = v_tenant;
+    PERFORM history._index_tenant_message(v_message, p_body, v_tenant);
 END
 $function$;
 

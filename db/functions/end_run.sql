@@ -21,11 +21,16 @@ SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_run history.runs;
+    v_tenant integer;
 BEGIN
     IF p_run IS NULL THEN
         RAISE EXCEPTION 'p_run must be a run token, got NULL' USING ERRCODE = 'HS001';
     END IF;
-    SELECT r.* INTO v_run FROM history.runs r WHERE r.run_token = p_run FOR KEY SHARE;
+    -- A token names no tenant: find it first (on Citus a read of every shard), then
+    -- lock the row in a statement that names it (a single-shard one, the only kind
+    -- that takes row locks there). A run never changes tenant.
+    SELECT r.tenant_key INTO v_tenant FROM history.runs r WHERE r.run_token = p_run;
+    SELECT r.* INTO v_run FROM history.runs r WHERE r.run_token = p_run AND r.tenant_key = v_tenant FOR KEY SHARE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown run %', history._run_label(p_run) USING ERRCODE = 'HS002',
             HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
@@ -33,7 +38,7 @@ BEGIN
     -- Waits for the search under way, if any; ended meanwhile (record_reply,
     -- another end_run), no row: under REPEATABLE READ that is 40001 instead.
     UPDATE history.runs r SET ended_at = pg_catalog.now()
-     WHERE r.run_key = v_run.run_key AND r.ended_at IS NULL
+     WHERE r.run_key = v_run.run_key AND r.tenant_key = v_run.tenant_key AND r.ended_at IS NULL
     RETURNING * INTO v_run;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'run % has ended', history._run_label(p_run) USING ERRCODE = 'HS002',

@@ -33,19 +33,21 @@ BEGIN
     -- FOR UPDATE waits for the account's posts in flight (their foreign-key
     -- check holds the row FOR KEY SHARE) and holds off new ones until commit,
     -- so no message of the account escapes; it also serialises erasures of it.
-    PERFORM 1 FROM history.accounts a WHERE a.account_key = v_account FOR UPDATE;
+    PERFORM 1 FROM history.accounts a WHERE a.account_key = v_account AND a.tenant_key = v_tenant FOR UPDATE;
 
     -- Bodies and projection first, before any message row is locked: searches
     -- lock returned messages FOR SHARE, so the messages are locked last and briefly.
     WITH erased AS (
         UPDATE history.message_events e SET body = NULL, erased_at = p_at
           FROM history.messages m
-         WHERE m.author_key = v_account AND e.message_key = m.message_key AND e.body IS NOT NULL
+         WHERE m.author_key = v_account AND m.tenant_key = v_tenant
+           AND e.message_key = m.message_key AND e.tenant_key = v_tenant AND e.body IS NOT NULL
         RETURNING e.message_key
     )
     SELECT coalesce(array_agg(DISTINCT x.message_key), '{}'), count(*) INTO v_touched, v_events FROM erased x;
     DELETE FROM history.message_search_documents d USING history.messages m
-     WHERE m.author_key = v_account AND d.message_key = m.message_key;
+     WHERE m.author_key = v_account AND m.tenant_key = v_tenant
+       AND d.message_key = m.message_key AND d.tenant_key = v_tenant;
 
     -- Each live message gets a deleted event: search, neighbours and
     -- check_delivery already treat it as gone. FOR NO KEY UPDATE waits for an
@@ -53,8 +55,8 @@ BEGIN
     WITH alive AS (
         SELECT m.message_key
           FROM history.messages m
-          JOIN history.message_events e ON e.event_key = m.current_event_key
-         WHERE m.author_key = v_account AND e.event_kind <> 'deleted'
+          JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = v_tenant
+         WHERE m.author_key = v_account AND m.tenant_key = v_tenant AND e.event_kind <> 'deleted'
          ORDER BY m.message_key
            FOR NO KEY UPDATE OF m
     ), deleted AS (
@@ -63,23 +65,26 @@ BEGIN
         RETURNING message_key, event_key
     )
     UPDATE history.messages m SET current_event_key = d.event_key
-      FROM deleted d WHERE m.message_key = d.message_key;
+      FROM deleted d WHERE m.message_key = d.message_key AND m.tenant_key = v_tenant;
 
     -- An edit that committed while this ran (before its message was locked)
     -- wrote a body and a projection row after the first pass: erase them too.
     WITH erased AS (
         UPDATE history.message_events e SET body = NULL, erased_at = p_at
           FROM history.messages m
-         WHERE m.author_key = v_account AND e.message_key = m.message_key AND e.body IS NOT NULL
+         WHERE m.author_key = v_account AND m.tenant_key = v_tenant
+           AND e.message_key = m.message_key AND e.tenant_key = v_tenant AND e.body IS NOT NULL
         RETURNING e.message_key
     )
     SELECT coalesce(array_agg(DISTINCT x.message_key), '{}'), count(*) INTO v_again, v_events2 FROM erased x;
     DELETE FROM history.message_search_documents d USING history.messages m
-     WHERE m.author_key = v_account AND d.message_key = m.message_key;
+     WHERE m.author_key = v_account AND m.tenant_key = v_tenant
+       AND d.message_key = m.message_key AND d.tenant_key = v_tenant;
 
     -- The display name and the terms derived from it.
-    UPDATE history.accounts a SET display_name = NULL WHERE a.account_key = v_account AND a.display_name IS NOT NULL;
-    PERFORM history._refresh_name_terms(ARRAY[v_account]);
+    UPDATE history.accounts a SET display_name = NULL
+     WHERE a.account_key = v_account AND a.tenant_key = v_tenant AND a.display_name IS NOT NULL;
+    PERFORM history._refresh_name_terms(ARRAY[v_account], false, v_tenant);
 
     SELECT count(*) INTO v_messages
       FROM (SELECT unnest(v_touched) UNION SELECT unnest(v_again)) t;

@@ -34,11 +34,11 @@ BEGIN
     END IF;
     -- Links join person accounts only: linked to an agent's account, a person
     -- would see every direct conversation the agent holds.
-    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_a) <> 'person' THEN
+    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_a AND a.tenant_key = v_tenant) <> 'person' THEN
         RAISE EXCEPTION 'account % is an agent; a proof links person accounts only', quote_literal(p_account_a)
             USING ERRCODE = 'HS001', DETAIL = 'p_account_a names an agent account.';
     END IF;
-    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_b) <> 'person' THEN
+    IF (SELECT a.kind FROM history.accounts a WHERE a.account_key = v_b AND a.tenant_key = v_tenant) <> 'person' THEN
         RAISE EXCEPTION 'account % is an agent; a proof links person accounts only', quote_literal(p_account_b)
             USING ERRCODE = 'HS001', DETAIL = 'p_account_b names an agent account.';
     END IF;
@@ -63,7 +63,7 @@ BEGIN
 
     INSERT INTO history.identity_proofs (tenant_key, proof_id, account_a_key, account_b_key, verified_at)
     VALUES (v_tenant, p_proof_id, v_a, v_b, p_verified_at);
-    PERFORM history._recompute_components(ARRAY[v_a]);
+    PERFORM history._recompute_components(ARRAY[v_a], v_tenant);
 END
 $function$;
 

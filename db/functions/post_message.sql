@@ -26,6 +26,7 @@ DECLARE
     v_author       bigint := history._account_key('p_author_id', p_author_id, v_tenant);
     v_source_ids   text[];
     v_source_keys  bigint[];
+    v_source       bigint;
     v_message      bigint;
     v_event        bigint;
     v_existing     record;
@@ -47,10 +48,11 @@ BEGIN
 
     SELECT m.message_key, m.conversation_key, m.author_key, m.sent_at,
            (SELECT e.body FROM history.message_events e
-             WHERE e.message_key = m.message_key AND e.event_kind = 'created') AS created_body,
+             WHERE e.message_key = m.message_key AND e.tenant_key = v_tenant AND e.event_kind = 'created') AS created_body,
            (SELECT coalesce(array_agg(src.message_id ORDER BY src.message_id), '{}')
-              FROM history.message_sources ms JOIN history.messages src ON src.message_key = ms.source_key
-             WHERE ms.message_key = m.message_key) AS source_ids
+              FROM history.message_sources ms
+              JOIN history.messages src ON src.message_key = ms.source_key AND src.tenant_key = v_tenant
+             WHERE ms.message_key = m.message_key AND ms.tenant_key = v_tenant) AS source_ids
       INTO v_existing
       FROM history.messages m WHERE m.message_id = p_message_id AND m.tenant_key = v_tenant;
     IF FOUND THEN
@@ -75,26 +77,32 @@ BEGIN
     INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at)
     VALUES (v_tenant, v_message, 'created', p_body, p_sent_at)
     RETURNING event_key INTO v_event;
-    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message;
+    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message AND tenant_key = v_tenant;
 
     IF cardinality(v_source_keys) > 0 THEN
-        INSERT INTO history.message_sources (tenant_key, message_key, source_key)
-        SELECT v_tenant, v_message, s FROM unnest(v_source_keys) s;
-        -- Closure: the sources and everything they derive from.
+        -- One row at a time: on Citus an INSERT ... SELECT of no distributed
+        -- table goes through an intermediate result and a two-phase commit.
+        FOREACH v_source IN ARRAY v_source_keys LOOP
+            INSERT INTO history.message_sources (tenant_key, message_key, source_key)
+            VALUES (v_tenant, v_message, v_source);
+        END LOOP;
+        -- Closure: the sources and everything they derive from. Two statements
+        -- that insert each row's own tenant_key: Citus runs each on the
+        -- tenant's shard (a UNION, or a constant, would go through the coordinator).
         INSERT INTO history.message_lineage (tenant_key, message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at)
-        SELECT v_tenant, v_message, a.ancestor_key, a.conversation_key, a.sent_at
-          FROM (SELECT src.message_key AS ancestor_key, src.conversation_key, src.sent_at
-                  FROM history.messages src WHERE src.message_key = ANY (v_source_keys)
-                UNION
-                SELECT l.ancestor_key, l.ancestor_conversation_key, l.ancestor_sent_at
-                  FROM history.message_lineage l WHERE l.message_key = ANY (v_source_keys)) a;
+        SELECT src.tenant_key, v_message, src.message_key, src.conversation_key, src.sent_at
+          FROM history.messages src WHERE src.message_key = ANY (v_source_keys) AND src.tenant_key = v_tenant;
+        INSERT INTO history.message_lineage (tenant_key, message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at)
+        SELECT DISTINCT l.tenant_key, v_message, l.ancestor_key, l.ancestor_conversation_key, l.ancestor_sent_at
+          FROM history.message_lineage l WHERE l.message_key = ANY (v_source_keys) AND l.tenant_key = v_tenant
+        ON CONFLICT DO NOTHING;
     END IF;
 
     INSERT INTO history.conversation_authors (tenant_key, conversation_key, author_key)
     VALUES (v_tenant, v_conversation, v_author)
     ON CONFLICT DO NOTHING;
 
-    PERFORM history._index_message(v_message, p_body);
+    PERFORM history._index_tenant_message(v_message, p_body, v_tenant);
 END
 $function$;
 

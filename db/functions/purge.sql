@@ -24,6 +24,8 @@ DECLARE
     v_done     bigint;
     v_total    bigint := 0;
     v_total_runs bigint := 0;
+    v_tenants  integer[];
+    v_tenant   integer;
 BEGIN
     IF p_before IS NULL OR NOT pg_catalog.isfinite(p_before) THEN
         RAISE EXCEPTION 'p_before must be a finite timestamp, got %', coalesce(p_before::text, 'NULL')
@@ -34,31 +36,41 @@ BEGIN
             USING ERRCODE = 'HS001';
     END IF;
 
-    LOOP
-        SELECT coalesce(pg_catalog.array_agg(r.run_key ORDER BY r.run_key), '{}') INTO v_runs
-          FROM (SELECT r.run_key FROM history.runs r
-                 WHERE r.ended_at OPERATOR(pg_catalog.<) p_before
-                 ORDER BY r.ended_at, r.run_key
-                 LIMIT p_batch_size
-                   FOR UPDATE SKIP LOCKED) r;
-        EXIT WHEN pg_catalog.cardinality(v_runs) OPERATOR(pg_catalog.=) 0;
+    -- Tenant by tenant, each statement naming it: on Citus a single-shard
+    -- statement, the only kind that takes row locks there.
+    v_tenants := ARRAY(SELECT t.tenant_key FROM history.tenants t ORDER BY t.tenant_key);
+    FOREACH v_tenant IN ARRAY v_tenants LOOP
+        LOOP
+            SELECT coalesce(pg_catalog.array_agg(r.run_key ORDER BY r.run_key), '{}') INTO v_runs
+              FROM (SELECT r.run_key FROM history.runs r
+                     WHERE r.tenant_key OPERATOR(pg_catalog.=) v_tenant
+                       AND r.ended_at OPERATOR(pg_catalog.<) p_before
+                     ORDER BY r.ended_at, r.run_key
+                     LIMIT p_batch_size
+                       FOR UPDATE SKIP LOCKED) r;
+            EXIT WHEN pg_catalog.cardinality(v_runs) OPERATOR(pg_catalog.=) 0;
 
-        DELETE FROM history.run_evidence x WHERE x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
-        GET DIAGNOSTICS v_evidence = ROW_COUNT;
-        DELETE FROM history.run_trace x WHERE x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
-        GET DIAGNOSTICS v_trace = ROW_COUNT;
-        DELETE FROM history.conversation_search_events x WHERE x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
-        GET DIAGNOSTICS v_events = ROW_COUNT;
-        DELETE FROM history.runs x WHERE x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
-        GET DIAGNOSTICS v_done = ROW_COUNT;
-        COMMIT AND NO CHAIN;
+            DELETE FROM history.run_evidence x
+             WHERE x.tenant_key OPERATOR(pg_catalog.=) v_tenant AND x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
+            GET DIAGNOSTICS v_evidence = ROW_COUNT;
+            DELETE FROM history.run_trace x
+             WHERE x.tenant_key OPERATOR(pg_catalog.=) v_tenant AND x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
+            GET DIAGNOSTICS v_trace = ROW_COUNT;
+            DELETE FROM history.conversation_search_events x
+             WHERE x.tenant_key OPERATOR(pg_catalog.=) v_tenant AND x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
+            GET DIAGNOSTICS v_events = ROW_COUNT;
+            DELETE FROM history.runs x
+             WHERE x.tenant_key OPERATOR(pg_catalog.=) v_tenant AND x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
+            GET DIAGNOSTICS v_done = ROW_COUNT;
+            COMMIT AND NO CHAIN;
 
-        v_batch := v_batch OPERATOR(pg_catalog.+) 1;
-        v_total_runs := v_total_runs OPERATOR(pg_catalog.+) v_done;
-        v_total := v_total OPERATOR(pg_catalog.+) v_done OPERATOR(pg_catalog.+) v_events
-                   OPERATOR(pg_catalog.+) v_evidence OPERATOR(pg_catalog.+) v_trace;
-        RAISE NOTICE 'purge: batch %: % runs, % searches, % evidence rows, % trace rows (total % runs, % rows)',
-            v_batch, v_done, v_events, v_evidence, v_trace, v_total_runs, v_total;
+            v_batch := v_batch OPERATOR(pg_catalog.+) 1;
+            v_total_runs := v_total_runs OPERATOR(pg_catalog.+) v_done;
+            v_total := v_total OPERATOR(pg_catalog.+) v_done OPERATOR(pg_catalog.+) v_events
+                       OPERATOR(pg_catalog.+) v_evidence OPERATOR(pg_catalog.+) v_trace;
+            RAISE NOTICE 'purge: batch %: % runs, % searches, % evidence rows, % trace rows (total % runs, % rows)',
+                v_batch, v_done, v_events, v_evidence, v_trace, v_total_runs, v_total;
+        END LOOP;
     END LOOP;
     RAISE NOTICE 'purge: done, % runs and % rows in all, ended before %',
         v_total_runs, v_total, pg_catalog.to_char(p_before AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');

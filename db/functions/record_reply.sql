@@ -32,12 +32,15 @@ BEGIN
     -- waits for this transaction, or has committed and is seen below
     -- (40001 under REPEATABLE READ).
     PERFORM 1 FROM history.identity_proofs p
-     WHERE p.proof_key IN (SELECT unnest(ev.proof_keys) FROM history.run_evidence ev WHERE ev.run_key = v_run.run_key)
+     WHERE p.tenant_key = v_run.tenant_key
+       AND p.proof_key IN (SELECT unnest(ev.proof_keys) FROM history.run_evidence ev
+                            WHERE ev.run_key = v_run.run_key AND ev.tenant_key = v_run.tenant_key)
        FOR SHARE;
 
     SELECT string_agg(pg_catalog.format('%s (%s)', d.message_id, d.reason), ', ' ORDER BY d.message_id)
       INTO v_problems
-      FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, p_sent_at)) d;
+      FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, p_sent_at),
+                                     v_run.tenant_key) d;
     IF v_problems IS NOT NULL THEN
         RAISE EXCEPTION 'delivery blocked: evidence no longer passes: %', v_problems
             USING ERRCODE = 'HS005',
@@ -45,17 +48,20 @@ BEGIN
     END IF;
 
     SELECT coalesce(array_agg(m.message_id ORDER BY m.message_id), '{}') INTO v_sources
-      FROM history.run_evidence ev JOIN history.messages m ON m.message_key = ev.message_key
-     WHERE ev.run_key = v_run.run_key;
+      FROM history.run_evidence ev
+      JOIN history.messages m ON m.message_key = ev.message_key AND m.tenant_key = v_run.tenant_key
+     WHERE ev.run_key = v_run.run_key AND ev.tenant_key = v_run.tenant_key;
     -- The reply goes into the run's tenant, whose ids p_message_id and the sources are.
     PERFORM history.post_message(
         p_message_id,
-        (SELECT c.conversation_id FROM history.conversations c WHERE c.conversation_key = v_run.conversation_key),
-        (SELECT a.account_id FROM history.accounts a WHERE a.account_key = v_run.agent_key),
+        (SELECT c.conversation_id FROM history.conversations c
+          WHERE c.conversation_key = v_run.conversation_key AND c.tenant_key = v_run.tenant_key),
+        (SELECT a.account_id FROM history.accounts a
+          WHERE a.account_key = v_run.agent_key AND a.tenant_key = v_run.tenant_key),
         p_body, p_sent_at, v_sources,
         (SELECT t.tenant_id FROM history.tenants t WHERE t.tenant_key = v_run.tenant_key));
 
-    UPDATE history.runs SET ended_at = pg_catalog.now() WHERE run_key = v_run.run_key;
+    UPDATE history.runs SET ended_at = pg_catalog.now() WHERE run_key = v_run.run_key AND tenant_key = v_run.tenant_key;
     INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)
     VALUES (v_run.tenant_key, v_run.run_key, 'delivery', jsonb_build_object('reply_message_id', p_message_id, 'sources', cardinality(v_sources))),
            (v_run.tenant_key, v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));

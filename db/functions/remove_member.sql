@@ -24,17 +24,17 @@ DECLARE
     v_since        timestamptz;
 BEGIN
     PERFORM history._require_time('p_until', p_until);
-    PERFORM 1 FROM history.conversations c WHERE c.conversation_key = v_conversation FOR UPDATE;
+    PERFORM 1 FROM history.conversations c WHERE c.conversation_key = v_conversation AND c.tenant_key = v_tenant FOR UPDATE;
 
     SELECT m.membership_key, m.since INTO v_membership, v_since
       FROM history.memberships m
-     WHERE m.conversation_key = v_conversation AND m.account_key = v_account AND m.until IS NULL;
+     WHERE m.conversation_key = v_conversation AND m.tenant_key = v_tenant AND m.account_key = v_account AND m.until IS NULL;
     IF NOT FOUND THEN
         IF EXISTS (SELECT 1 FROM history.memberships m
-                    WHERE m.conversation_key = v_conversation AND m.account_key = v_account
+                    WHERE m.conversation_key = v_conversation AND m.tenant_key = v_tenant AND m.account_key = v_account
                       AND m.until = p_until
                       AND m.until = (SELECT max(l.until) FROM history.memberships l
-                                      WHERE l.conversation_key = v_conversation AND l.account_key = v_account)) THEN
+                                      WHERE l.conversation_key = v_conversation AND l.tenant_key = v_tenant AND l.account_key = v_account)) THEN
             RETURN;  -- repeats the recorded call
         END IF;
         RAISE EXCEPTION 'account % has no open membership of %', quote_literal(p_account_id), quote_literal(p_conversation_id)
@@ -45,7 +45,7 @@ BEGIN
             USING ERRCODE = 'HS001';
     END IF;
 
-    UPDATE history.memberships m SET until = p_until WHERE m.membership_key = v_membership;
+    UPDATE history.memberships m SET until = p_until WHERE m.membership_key = v_membership AND m.tenant_key = v_tenant;
 END
 $function$;
 

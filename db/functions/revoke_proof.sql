@@ -45,8 +45,8 @@ BEGIN
 
     UPDATE history.identity_proofs
        SET revoked_at = p_at, revoke_recorded_at = pg_catalog.now()
-     WHERE proof_key = v_proof.proof_key;
-    PERFORM history._recompute_components(ARRAY[v_proof.account_a_key, v_proof.account_b_key]);
+     WHERE proof_key = v_proof.proof_key AND tenant_key = v_tenant;
+    PERFORM history._recompute_components(ARRAY[v_proof.account_a_key, v_proof.account_b_key], v_tenant);
 END
 $function$;
 

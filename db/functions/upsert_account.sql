@@ -20,6 +20,7 @@ AS $function$
 DECLARE
     v_kind text;
     v_key  bigint;
+    v_new  bigint;
     v_tenant integer;
 BEGIN
     PERFORM history._require_id('p_account_id', p_account_id);
@@ -34,13 +35,15 @@ BEGIN
      WHERE a.account_id = p_account_id AND a.tenant_key = v_tenant FOR UPDATE;
     IF NOT FOUND THEN
         -- A new account is its own identity component.
+        -- The key first, then INSERT ... VALUES: on Citus an INSERT ... SELECT of no
+        -- distributed table goes through an intermediate result and a two-phase commit.
+        v_new := nextval(pg_get_serial_sequence('history.accounts', 'account_key'));
         INSERT INTO history.accounts (account_key, tenant_key, account_id, kind, display_name, component_key)
-        SELECT k, v_tenant, p_account_id, p_kind, p_display_name, k
-          FROM nextval(pg_get_serial_sequence('history.accounts', 'account_key')) AS k
+        VALUES (v_new, v_tenant, p_account_id, p_kind, p_display_name, v_new)
         ON CONFLICT (account_id, tenant_key) DO NOTHING
         RETURNING account_key INTO v_key;
         IF FOUND THEN
-            PERFORM history._refresh_name_terms(ARRAY[v_key]);
+            PERFORM history._refresh_name_terms(ARRAY[v_key], false, v_tenant);
             RETURN;
         END IF;
         -- Lost a race with a concurrent insert of the same id: treat as an update.
@@ -56,7 +59,7 @@ BEGIN
      WHERE a.account_id = p_account_id AND a.tenant_key = v_tenant AND a.display_name IS DISTINCT FROM p_display_name
     RETURNING a.account_key INTO v_key;
     IF FOUND THEN
-        PERFORM history._refresh_name_terms(ARRAY[v_key]);
+        PERFORM history._refresh_name_terms(ARRAY[v_key], false, v_tenant);
     END IF;
 END
 $function$;

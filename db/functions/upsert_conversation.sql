@@ -25,6 +25,7 @@ AS $function$
 DECLARE
     v_kind     text;
     v_language regconfig;
+    v_default  regconfig;
     v_tenant   integer;
 BEGIN
     PERFORM history._require_id('p_conversation_id', p_conversation_id);
@@ -34,20 +35,22 @@ BEGIN
     END IF;
     -- The first upsert naming a tenant creates it (after the input checks, so bad input creates nothing).
     v_tenant := history._tenant_key(p_tenant, true);
+    -- Read first: Citus allows no subquery in INSERT ... VALUES.
+    v_default := (SELECT s.text_search_config FROM history.search_settings s);
 
     INSERT INTO history.conversations (tenant_key, conversation_id, kind, title, language)
     VALUES (v_tenant, p_conversation_id, p_kind, p_title,
-            coalesce(p_language, (SELECT s.text_search_config FROM history.search_settings s)))
+            coalesce(p_language, v_default))
     ON CONFLICT (conversation_id, tenant_key) DO NOTHING
     RETURNING language INTO v_language;
     IF FOUND THEN
-        -- The first conversation in a language adds it to every query's
-        -- languages: the people's stored name terms are re-made with it.
-        IF v_language <> (SELECT s.text_search_config FROM history.search_settings s)
+        -- The tenant's first conversation in a language adds it to the query
+        -- languages of its runs: its people's stored name terms are re-made with it.
+        IF v_language <> v_default
            AND NOT EXISTS (SELECT FROM history.conversations c
                             WHERE c.tenant_key = v_tenant AND c.language = v_language
                               AND c.conversation_id <> p_conversation_id) THEN
-            PERFORM history._refresh_name_terms(NULL);
+            PERFORM history._refresh_name_terms(NULL, false, v_tenant);
         END IF;
         RETURN;
     END IF;

@@ -28,7 +28,7 @@ SELECT history.remove_member('lc-edge', a, u) FROM (VALUES ('lc-bob', '2026-06-0
 CREATE TEMP TABLE t_key ON COMMIT DROP AS SELECT account_id, account_key FROM history.accounts;
 SELECT is((SELECT array_agg(k.account_id ORDER BY k.account_id)
              FROM unnest(history._default_audience((SELECT conversation_key FROM history.conversations WHERE conversation_id = 'lc-edge'),
-                                                   (SELECT account_key FROM t_key WHERE account_id = 'lc-bot'), '2026-06-01')) x
+                                                   (SELECT account_key FROM t_key WHERE account_id = 'lc-bot'), '2026-06-01', 1)) x
              JOIN t_key k ON k.account_key = x),
           ARRAY['lc-alice', 'lc-carol', 'lc-dave'],
           '_default_audience at T: since = T is open, since after T (clock ahead) is open, until = T is not, until just after T is, an ended one is not');

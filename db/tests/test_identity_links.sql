@@ -39,7 +39,7 @@ SELECT lives_ok($$SELECT history.link_identity('lc-p2', 'lc-carol', 'lc-dave', '
 INSERT INTO history.identity_proofs (proof_id, account_a_key, account_b_key, verified_at)
 SELECT p, (SELECT account_key FROM history.accounts WHERE account_id = a), (SELECT account_key FROM history.accounts WHERE account_id = b), '2026-02-01'
   FROM (VALUES ('lc-old-1', 'lc-carol', 'lc-bot'), ('lc-old-2', 'lc-bot', 'lc-eve')) v(p, a, b);
-SELECT history._recompute_components(ARRAY(SELECT account_key FROM history.accounts WHERE account_id IN ('lc-carol', 'lc-bot', 'lc-eve')));
+SELECT history._recompute_components(ARRAY(SELECT account_key FROM history.accounts WHERE account_id IN ('lc-carol', 'lc-bot', 'lc-eve')), 1);
 SELECT is((SELECT array_agg(a.account_id ORDER BY a.account_id) FROM history.accounts a
             WHERE a.component_key = (SELECT component_key FROM history.accounts WHERE account_id = 'lc-carol')),
           ARRAY['lc-carol', 'lc-dave'], '_recompute_components: a proof naming an agent joins nothing');

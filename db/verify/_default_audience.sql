@@ -1,7 +1,7 @@
 -- Verify history-search:_default_audience on pg
 BEGIN;
 
-SELECT 'history._default_audience(bigint, bigint, timestamptz)'::regprocedure;
-SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._default_audience(bigint, bigint, timestamptz)', 'execute'))::int;
+SELECT 'history._default_audience(bigint, bigint, timestamptz, integer)'::regprocedure;
+SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._default_audience(bigint, bigint, timestamptz, integer)', 'execute'))::int;
 
 ROLLBACK;
