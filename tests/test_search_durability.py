@@ -120,7 +120,9 @@ def test_the_reveal_waits_for_no_wal_but_the_searchs_own(crashable):
     page (a search updates that row), and nobody flushes that record soon, with
     the WAL writer at 10 s. A reveal that waited for every WAL record inserted
     before its flush check, its own included, sat out its whole bound (three
-    ``wal_writer_delay``: 30 s here) on every such search. A wait that is not
+    ``wal_writer_delay``: 30 s here) on every such search. So did a first
+    reveal in a session whose compile pruned ``pg_proc``'s TOAST page (dead
+    versions of the functions a migration replaced). A wait that is not
     needed shows as seconds; no search here may take 10 s.
     """
     cluster, url = crashable

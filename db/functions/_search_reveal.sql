@@ -37,6 +37,10 @@ DECLARE
     v_hit    history.search_hit;
     v_tenant integer;
 BEGIN
+    -- history.search_history's warm-up call (no run): compiled, nothing read.
+    IF p_run IS NULL AND p_search_event_id IS NULL THEN
+        RETURN NULL;
+    END IF;
     -- The run's tenant first: then each statement below names it (on Citus, one shard).
     SELECT r.tenant_key INTO v_tenant FROM history.runs r WHERE r.run_token = p_run;
     SELECT s.* INTO v_stash
