@@ -5,6 +5,7 @@
 -- the period the query names and its time words go to _score, and reasons and
 -- the audit carry the session, period and tells_time components.
 -- Reworked after v0.2.0: Every eligibility rule before the cap: when the ranking pass is capped with lineage or in-context removals, refill it with those rules applied inside the scan
+-- Reworked after v0.3.0: Argument checks and the query's named people as stages (_check_search_arguments, _query_names)
 BEGIN;
 SET LOCAL ROLE history_owner;
 

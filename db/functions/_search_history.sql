@@ -45,7 +45,7 @@ AS $function$
 DECLARE
     c_budget     CONSTANT integer := 400;
     v_speaker    text := coalesce(p_speaker, 'anyone');
-    v_limit      integer := coalesce(p_limit, 8);
+    v_limit      integer;
     v_run        history.runs;
     v_settings   history.search_settings;
     v_terms      text[];
@@ -83,28 +83,10 @@ BEGIN
                   HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
     END IF;
 
-    -- 1. Arguments. Errors name the bad value, except the query's text.
-    IF p_query IS NULL THEN
-        RAISE EXCEPTION 'p_query must be text, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass '''' for an empty search.';
-    END IF;
-    -- Before any other work: a long query would cost its length in every step.
-    -- A text has at most as many characters as bytes, so most need no count.
+    -- 1. Arguments, before any other work (history._check_search_arguments).
     SELECT * INTO v_settings FROM history.search_settings;
-    IF octet_length(p_query) > v_settings.max_query_chars AND length(p_query) > v_settings.max_query_chars THEN
-        RAISE EXCEPTION 'p_query is % characters long, over the maximum of %', length(p_query), v_settings.max_query_chars
-            USING ERRCODE = 'HS001', HINT = 'Shorten the query (search_settings.max_query_chars).';
-    END IF;
-    IF v_speaker NOT IN ('anyone', 'requester', 'you') THEN
-        RAISE EXCEPTION 'invalid speaker %', quote_literal(left(v_speaker, 64))
-            USING ERRCODE = 'HS001', HINT = 'p_speaker is ''anyone'', ''requester'' or ''you''.';
-    END IF;
-    IF v_limit < 1 THEN
-        RAISE EXCEPTION 'p_limit must be at least 1, got %', v_limit USING ERRCODE = 'HS001';
-    END IF;
-    v_limit := least(v_limit, 20);
-    IF p_after > p_before THEN
-        RAISE EXCEPTION 'p_after % is later than p_before %', p_after, p_before USING ERRCODE = 'HS001';
-    END IF;
+    v_limit := history._check_search_arguments(p_query, p_speaker, p_after, p_before, p_limit,
+                                               v_settings.max_query_chars);
 
     -- 2. The run, locked by an UPDATE: concurrent searches of one run queue
     --    here, and a REPEATABLE READ caller that lost the race gets 40001.
@@ -150,23 +132,10 @@ BEGIN
                                            v_settings.max_counted_candidates);
         v_capped := v_counts.capped;
 
-        -- The people of this run (its audience, the requester and linked
-        -- accounts, the agent) the query names, and the query terms that are
-        -- their names: a name is weak evidence on its own (name_term_weight),
-        -- what the named person wrote is preferred (named_speaker_weight).
-        -- Each name's terms are kept with its account (_refresh_name_terms);
-        -- one made in other languages than this query's is analysed here.
-        WITH people AS MATERIALIZED (
-            SELECT a.account_key,
-                   CASE WHEN a.name_languages = v_languages::text[] THEN a.name_terms
-                        ELSE coalesce(history._query_terms(a.display_name, v_languages, 2147483647), '{}') END AS terms
-              FROM history.accounts a
-             WHERE a.account_key = ANY (v_scope.audience || v_scope.requester_accounts || v_run.agent_key)
-        )
-        SELECT ARRAY(SELECT q.t FROM unnest(v_terms) WITH ORDINALITY q(t, o)
-                      WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
-               coalesce((SELECT array_agg(p.account_key ORDER BY p.account_key) FROM people p WHERE p.terms && v_terms), '{}')
-          INTO v_name_terms, v_named_authors;
+        -- The query's terms that name people of this run, and those people.
+        SELECT n.name_terms, n.named_authors INTO v_name_terms, v_named_authors
+          FROM history._query_names(v_terms, v_scope.audience || v_scope.requester_accounts || v_run.agent_key,
+                                    v_languages) n;
         v_pass := history._ranking_pass(
             v_scope, v_query, v_terms, v_name_terms, v_named_authors,
             CASE v_speaker WHEN 'requester' THEN v_scope.requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,

@@ -3,7 +3,7 @@
 -- the passes, the run's scope (_run_scope), the result (_search_hits) and the
 -- audit (_record_search).
 BEGIN;
-SELECT plan(28);
+SELECT plan(34);
 
 -- ------------------------------------------------------------ _admit_hits
 -- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
@@ -207,6 +207,26 @@ SELECT ok((SELECT e.query_digest = history._hmac_sha256(convert_to(history._norm
           AND NOT EXISTS (SELECT FROM history.conversation_search_events e, st_rec
                            WHERE e.search_event_id = st_rec.search_event_id AND e::text ILIKE '%secret%'),
           'audit stage: the query is kept as its keyed digest, its text nowhere');
+
+-- ------------------------------------------------- _check_search_arguments, _query_names
+SELECT is(ARRAY[history._check_search_arguments('q', NULL, NULL, NULL, NULL, 10),
+                history._check_search_arguments('q', 'you', NULL, NULL, 50, 10),
+                history._check_search_arguments('', 'requester', '2026-01-01', '2026-01-01', 3, 10)],
+          ARRAY[8, 20, 3], 'arguments: the limit defaults to 8 and is capped at 20');
+SELECT throws_ok($$SELECT history._check_search_arguments(repeat('é', 11), 'anyone', NULL, NULL, 8, 10)$$, 'HS001',
+                 'p_query is 11 characters long, over the maximum of 10', 'arguments: the query cap counts characters');
+SELECT throws_ok($$SELECT history._check_search_arguments('q', 'nobody', NULL, NULL, 8, 10)$$, 'HS001',
+                 'invalid speaker ''nobody''', 'arguments: a bad speaker is named');
+SELECT throws_ok($$SELECT history._check_search_arguments('q', 'anyone', '2026-02-01', '2026-01-01', 8, 10)$$, 'HS001',
+                 NULL, 'arguments: after later than before');
+SELECT throws_ok($$SELECT history._check_search_arguments(NULL, 'anyone', NULL, NULL, 0, 10)$$, 'HS001',
+                 'p_query must be text, got NULL', 'arguments: the query is checked first');
+SELECT is((SELECT ROW(n.name_terms, n.named_authors)::text
+             FROM history._query_names(ARRAY['ann', 'note', 'bot'],
+                                       ARRAY(SELECT a.account_key FROM history.accounts a WHERE a.account_id IN ('st-ann', 'st-bot')),
+                                       ARRAY['english']::regconfig[]) n),
+          ROW(ARRAY['ann'], ARRAY(SELECT a.account_key FROM history.accounts a WHERE a.account_id = 'st-ann'))::text,
+          'named people: the query term that is a person''s name, and that person');
 
 SELECT * FROM finish();
 ROLLBACK;
