@@ -452,6 +452,8 @@ def test_bench_loader_fills_tenants_that_distribute_spreads_over_both_workers(ci
     layout = runner.distribute_loaded(migrated)
     assert len(layout["tenants_per_node"]) == 2 and sum(layout["tenants_per_node"].values()) == 3, layout
     with psycopg.connect(migrated, autocommit=True) as conn:
+        # distribute left no copy of the rows in the coordinator's own tables.
+        assert conn.execute("SELECT pg_relation_size('history.message_events')").fetchone()[0] == 0
         ids = dict(conn.execute("SELECT tenant_key, tenant_id FROM history.tenants").fetchall())
         per_tenant = conn.execute("SELECT tenant_key, count(*) FROM history.messages GROUP BY 1").fetchall()
         assert {ids[k]: n for k, n in per_tenant} == {"tenant-001": 666, "tenant-002": 666, "tenant-003": 666}

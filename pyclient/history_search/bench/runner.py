@@ -654,6 +654,8 @@ def chart(results: dict[str, Any], path: Path) -> str | None:
     except ImportError:
         return None
     cells = [c for c in results["cells"] if c["concurrency"] == 1]
+    if not cells:
+        return None
     fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.8 / max(1, len(cells))
     for j, c in enumerate(cells):
@@ -764,7 +766,8 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
         results["searched_tenants"] = searched
         contexts = [c for tenant in searched
                     for c in pick_contexts(conn, args.seed, 3 if len(searched) == 1 else 1, tenant["tenant"])]
-        template_runs = [begin_run(conn, c) for c in contexts] if shapes != ["F"] else []
+        # The runs B1, B1r, P1 and P2 read (F begins its own).
+        template_runs = [begin_run(conn, c) for c in contexts] if set(shapes) - {"F"} else []
         windows = [run_windows(conn, r) for r in template_runs]
         cfg = conn.execute("SELECT text_search_config::text FROM history.search_settings").fetchone()[0]
     results["contexts"] = contexts
@@ -808,7 +811,7 @@ def _bench(args: argparse.Namespace, dsn: str) -> int:
     if args.citus and "F" in shapes:
         results["search_round_trips"] = search_round_trips(dsn, contexts, items)
         say(f"  statements on the workers per search: {results['search_round_trips']}")
-    else:  # on Citus the tables on the coordinator are empty shells
+    if not args.citus:  # on Citus the tables on the coordinator are empty shells
         results["disk"] = disk_sizes(dsn, n_messages)
     results["summary"] = summary_line(cells)
 
