@@ -223,8 +223,8 @@ def distribute(dsn: str) -> Layout:
                         sql.SQL(table), sql.Identifier(name)))
                 # Citus copies a table's rows into its shards and keeps them in the coordinator's table too.
                 loaded = [t for t in todo_tables
-                          if connection.execute(sql.SQL("SELECT EXISTS (SELECT FROM {})").format(sql.SQL(t))
-                                                ).fetchone()[0]]
+                          if (connection.execute(sql.SQL("SELECT EXISTS (SELECT FROM {})").format(sql.SQL(t))
+                                                 ).fetchone() or (False,))[0]]
                 for table in reference:
                     if table not in placed:
                         connection.execute("SELECT pg_catalog.create_reference_table(%s)", (table,))
