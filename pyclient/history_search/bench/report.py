@@ -61,7 +61,7 @@ def render(results: dict[str, Any]) -> str:
                     f"max {ing['max_ms']} ms, {ing['stalls_over_100ms']} stalls over 100 ms."]
     trips = results.get("search_round_trips")
     if trips:
-        out += ["", "Statements the workers ran per search (pg_stat_statements, "
+        out += ["", "Commands (round trips) sent to the workers per search (pg_stat_statements, "
                     f"{trips.get('searches')} searches in {trips.get('context')}): "
                     + (f"{trips['statements_per_search']}; most frequent: "
                        + ", ".join(f"`{k}` {v}" for k, v in trips["most_frequent"].items())
