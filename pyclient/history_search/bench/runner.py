@@ -703,7 +703,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--citus", action="store_true",
                         help="on Citus: a throwaway coordinator and two workers (or --dsn of a coordinator with its "
                              "workers registered), bulk-loaded before `distribute`; times F and ingest, and counts "
-                             "the statements a search sends to the workers")
+                             "the round trips a search makes to the workers")
     parser.add_argument("--shapes", default=",".join(SHAPES),
                         help="comma-separated shapes to time (default all; on Citus F alone runs)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
