@@ -8,8 +8,10 @@ machine) and a throwaway single server; migrates both, distributes the
 Citus one; creates the same tenants in both through the runtime API (each: an
 agent, four people, three conversations, memberships); then ``clients``
 connections post messages (one transaction each, into a random tenant) for
-``seconds`` and it prints messages/s and latency for each. Needs Citus
-installed into the server's PostgreSQL.
+``seconds`` and it prints messages/s and latency for each, and the CPU time
+each server's processes spent per message (which, unlike the rate, hardly
+depends on what else the machine runs). Needs Citus installed into the
+server's PostgreSQL.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import random
 import statistics
 import sys
@@ -61,7 +64,33 @@ def populate(dsn: str, tenants: int) -> list[tuple[str, str, str]]:
     return pairs
 
 
-def ingest(dsn: str, pairs: list, clients: int, seconds: float, label: str) -> dict:
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: str) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()  # fields from the state on (field 3)
+
+
+def server_cpu_s(node: ThrowawayCluster) -> float:
+    """CPU seconds of a server's processes so far: the postmaster's own and its reaped
+    children's (cutime, cstime), plus each live child's."""
+    postmaster = (node.data_dir / "postmaster.pid").read_text().split()[0]
+    pm = _stat(postmaster)
+    assert pm is not None
+    total = sum(int(x) for x in pm[11:15])  # utime, stime, cutime, cstime
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        st = _stat(pid)
+        if st is not None and st[1] == postmaster:  # ppid
+            total += int(st[11]) + int(st[12])
+    return total / _TICK
+
+
+def ingest(dsn: str, pairs: list, clients: int, seconds: float, label: str,
+           nodes: dict[str, ThrowawayCluster] | None = None) -> dict:
     lat: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
@@ -86,6 +115,8 @@ def ingest(dsn: str, pairs: list, clients: int, seconds: float, label: str) -> d
         except Exception as e:  # reported, not swallowed
             errors.append(f"{type(e).__name__}: {e}")
 
+    nodes = nodes or {}
+    cpu_before = {name: server_cpu_s(node) for name, node in nodes.items()}
     start = time.monotonic()
     threads = [threading.Thread(target=worker, args=(w,)) for w in range(clients)]
     for t in threads:
@@ -93,12 +124,16 @@ def ingest(dsn: str, pairs: list, clients: int, seconds: float, label: str) -> d
     for t in threads:
         t.join()
     wall = time.monotonic() - start
+    time.sleep(0.5)  # the sessions' backends exit (and are counted)
+    cpu_ms = {name: round(1000 * (server_cpu_s(node) - cpu_before[name]) / max(1, len(lat)), 3)
+              for name, node in nodes.items()}
     if errors:
         raise SystemExit(f"{label}: " + "; ".join(errors[:3]))
     lat.sort()
     return {"where": label, "clients": clients, "messages": len(lat), "wall_s": round(wall, 1),
             "messages_per_s": round(len(lat) / wall), "p50_ms": round(statistics.median(lat), 2),
-            "p99_ms": round(lat[int(0.99 * (len(lat) - 1))], 2)}
+            "p99_ms": round(lat[int(0.99 * (len(lat) - 1))], 2),
+            "server_cpu_ms_per_message": cpu_ms, "load_average": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -114,13 +149,15 @@ def main() -> None:
         dsn = single.dsn_for("ingest")
         apply_migrations(dsn)
         pairs = populate(dsn, args.tenants)
-        results.append(ingest(dsn, pairs, args.clients, args.seconds, "one node"))
+        results.append(ingest(dsn, pairs, args.clients, args.seconds, "one node", {"server": single}))
     with ThrowawayCitusCluster(workers=2) as citus:
         dsn = citus.create_database("ingest")
         apply_migrations(dsn)
         distribute(dsn)
         pairs = populate(dsn, args.tenants)
-        results.append(ingest(dsn, pairs, args.clients, args.seconds, "Citus coordinator"))
+        results.append(ingest(dsn, pairs, args.clients, args.seconds, "Citus coordinator",
+                              {"coordinator": citus.coordinator, "worker 1": citus.workers[0],
+                               "worker 2": citus.workers[1]}))
         with psycopg.connect(dsn, autocommit=True) as c:
             spread = c.execute(
                 """SELECT p.nodeport::text, count(DISTINCT t.tenant_key)

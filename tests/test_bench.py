@@ -211,3 +211,28 @@ def test_floor_returns_what_search_history_returns(db_dsn):
                 assert floor_counts == {tuple(counts)}, (ctx, terms)
                 compared += bool(hits)
         assert compared >= len(contexts)  # most pairs have hits: the comparison is not vacuous
+
+
+def test_load_in_tenants_gives_each_tenant_its_own_copy(db_dsn):
+    """``--tenants 3``: the world three times, each copy in its own tenant with its own
+    keys, consistent by check_references (whose foreign keys include the tenant); a
+    search in one tenant finds what the same search finds in another, by id."""
+    world = corpus.build_world(900, seed=5)
+    load = corpus.load(db_dsn, world, out=io.StringIO(), tenants=3)
+    assert load["messages"] == 2700 and load["tenants"] == 3
+    with psycopg.connect(db_dsn, autocommit=True) as conn, conn.cursor() as cur:
+        assert corpus.check_references(cur) == []
+        per_tenant = cur.execute(
+            """SELECT t.tenant_id, count(m.*), count(DISTINCT m.conversation_key), min(m.message_key),
+                      max(m.message_key)
+                 FROM history.tenants t JOIN history.messages m USING (tenant_key)
+                GROUP BY 1 ORDER BY 1""").fetchall()
+        assert [r[:3] for r in per_tenant] == [(t, 900, per_tenant[0][2]) for t in corpus.tenant_ids(3)]
+        assert [(r[3], r[4]) for r in per_tenant] == [(1, 900), (901, 1800), (1801, 2700)]
+        assert cur.execute("SELECT count(*) FROM history.messages WHERE tenant_key = 1").fetchone()[0] == 0
+        hits = {}
+        for tenant in ("tenant-001", "tenant-003"):
+            (ctx, *_) = runner.pick_contexts(conn, 5, 1, tenant)
+            word = max(world.doc_freq, key=world.doc_freq.get)
+            hits[tenant] = [h["message_id"] for h in call_search(conn, runner.begin_run(conn, ctx), word)["hits"]]
+        assert hits["tenant-001"] and hits["tenant-001"] == hits["tenant-003"], hits

@@ -1,11 +1,8 @@
 -- Deploy history-search:post_message to pg
 -- The function lives in db/functions/post_message.sql.
--- Reworked after v0.2.0: Tenants: names ids within a tenant (p_tenant, the default tenant when omitted)
+-- Reworked after v0.3.0: Citus ingest: one read statement and three or four writes instead of eleven round trips (keys drawn first, the projection row written directly)
 BEGIN;
 SET LOCAL ROLE history_owner;
-
--- The signature gained p_tenant: no overload of the old one may remain.
-DROP FUNCTION history.post_message(text, text, text, text, timestamptz, text[]);
 
 \ir ../functions/post_message.sql
 

@@ -21,44 +21,81 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_tenant       integer := history._tenant_key(p_tenant);
-    v_conversation bigint := history._conversation_key('p_conversation_id', p_conversation_id, v_tenant);
-    v_author       bigint := history._account_key('p_author_id', p_author_id, v_tenant);
-    v_source_ids   text[];
-    v_source_keys  bigint[];
-    v_source       bigint;
-    v_message      bigint;
-    v_event        bigint;
-    v_existing     record;
+    v_tenant          integer := history._tenant_key(p_tenant);
+    v_conversation    bigint;
+    v_language        regconfig;
+    v_author          bigint;
+    v_authored        boolean;
+    v_source_ids      text[];
+    v_source_keys     bigint[];
+    v_found_ids       text[];
+    v_found_keys      bigint[];
+    v_source          bigint;
+    v_message         bigint;
+    v_event           bigint;
+    v_document        tsvector;
+    v_old_key         bigint;
+    v_old_conversation bigint;
+    v_old_author      bigint;
+    v_old_sent_at     timestamptz;
+    v_old_body        text;
+    v_old_sources     text[];
+    v_id              text;
 BEGIN
+    PERFORM history._require_id('p_conversation_id', p_conversation_id);
+    SELECT array_agg(DISTINCT s COLLATE "C" ORDER BY s COLLATE "C") INTO v_source_ids FROM unnest(p_sources) s;
+    v_source_ids := coalesce(v_source_ids, '{}');
+
+    -- Everything the checks and the writes need, in one statement naming the
+    -- tenant: on Citus each statement is a round trip to the tenant's worker,
+    -- and this call's cost was its number of statements.
+    SELECT c.conversation_key, c.language, a.account_key, ca.author_key IS NOT NULL,
+           (SELECT array_agg(s.message_id ORDER BY s.message_id) FROM history.messages s
+             WHERE s.message_id = ANY (v_source_ids) AND s.tenant_key = v_tenant),
+           (SELECT array_agg(s.message_key ORDER BY s.message_id) FROM history.messages s
+             WHERE s.message_id = ANY (v_source_ids) AND s.tenant_key = v_tenant),
+           m.message_key, m.conversation_key, m.author_key, m.sent_at,
+           (SELECT e.body FROM history.message_events e
+             WHERE e.message_key = m.message_key AND e.tenant_key = v_tenant AND e.event_kind = 'created'),
+           (SELECT coalesce(array_agg(src.message_id ORDER BY src.message_id), '{}')
+              FROM history.message_sources ms
+              JOIN history.messages src ON src.message_key = ms.source_key AND src.tenant_key = v_tenant
+             WHERE ms.message_key = m.message_key AND ms.tenant_key = v_tenant)
+      INTO v_conversation, v_language, v_author, v_authored, v_found_ids, v_found_keys,
+           v_old_key, v_old_conversation, v_old_author, v_old_sent_at, v_old_body, v_old_sources
+      FROM (SELECT) one
+      LEFT JOIN history.conversations c ON c.conversation_id = p_conversation_id AND c.tenant_key = v_tenant
+      LEFT JOIN history.accounts a ON a.account_id = p_author_id AND a.tenant_key = v_tenant
+      LEFT JOIN history.conversation_authors ca
+             ON ca.conversation_key = c.conversation_key AND ca.author_key = a.account_key AND ca.tenant_key = v_tenant
+      LEFT JOIN history.messages m ON m.message_id = p_message_id AND m.tenant_key = v_tenant;
+
+    -- The checks in the order they always ran (the lookups raise their own errors).
+    IF v_conversation IS NULL THEN
+        PERFORM history._conversation_key('p_conversation_id', p_conversation_id, v_tenant);
+    END IF;
+    IF v_author IS NULL THEN
+        PERFORM history._account_key('p_author_id', p_author_id, v_tenant);
+    END IF;
     PERFORM history._require_id('p_message_id', p_message_id);
     PERFORM history._require_time('p_sent_at', p_sent_at);
     PERFORM history._require_body(p_body, p_message_id);
     IF p_sources IS NULL THEN
         RAISE EXCEPTION 'p_sources must be an array, got NULL' USING ERRCODE = 'HS001', HINT = 'Pass ''{}'' for no sources.';
     END IF;
-
-    SELECT array_agg(DISTINCT s COLLATE "C" ORDER BY s COLLATE "C") INTO v_source_ids FROM unnest(p_sources) s;
-    v_source_ids := coalesce(v_source_ids, '{}');
     IF p_message_id = ANY (v_source_ids) THEN
         RAISE EXCEPTION 'message % cannot be its own source', quote_literal(p_message_id) USING ERRCODE = 'HS001';
     END IF;
-    SELECT coalesce(array_agg(history._message_key('p_sources', s, v_tenant) ORDER BY s), '{}')
-      INTO v_source_keys FROM unnest(v_source_ids) s;
+    FOREACH v_id IN ARRAY v_source_ids LOOP
+        IF NOT v_id = ANY (coalesce(v_found_ids, '{}')) THEN
+            PERFORM history._message_key('p_sources', v_id, v_tenant);
+        END IF;
+    END LOOP;
+    v_source_keys := coalesce(v_found_keys, '{}');
 
-    SELECT m.message_key, m.conversation_key, m.author_key, m.sent_at,
-           (SELECT e.body FROM history.message_events e
-             WHERE e.message_key = m.message_key AND e.tenant_key = v_tenant AND e.event_kind = 'created') AS created_body,
-           (SELECT coalesce(array_agg(src.message_id ORDER BY src.message_id), '{}')
-              FROM history.message_sources ms
-              JOIN history.messages src ON src.message_key = ms.source_key AND src.tenant_key = v_tenant
-             WHERE ms.message_key = m.message_key AND ms.tenant_key = v_tenant) AS source_ids
-      INTO v_existing
-      FROM history.messages m WHERE m.message_id = p_message_id AND m.tenant_key = v_tenant;
-    IF FOUND THEN
-        IF v_existing.conversation_key = v_conversation AND v_existing.author_key = v_author
-           AND v_existing.sent_at = p_sent_at AND v_existing.created_body = p_body
-           AND v_existing.source_ids = v_source_ids THEN
+    IF v_old_key IS NOT NULL THEN
+        IF v_old_conversation = v_conversation AND v_old_author = v_author
+           AND v_old_sent_at = p_sent_at AND v_old_body = p_body AND v_old_sources = v_source_ids THEN
             RETURN;  -- idempotent re-post
         END IF;
         RAISE EXCEPTION 'message % was already posted with different content', quote_literal(p_message_id)
@@ -66,18 +103,29 @@ BEGIN
                   DETAIL = 'Conversation, author, created text, sent_at and sources must all be identical to re-post.';
     END IF;
 
-    INSERT INTO history.messages (tenant_key, message_id, conversation_key, author_key, sent_at, current_event_key)
-    VALUES (v_tenant, p_message_id, v_conversation, v_author, p_sent_at, 0)
-    ON CONFLICT (message_id, tenant_key) DO NOTHING
-    RETURNING message_key INTO v_message;
-    IF v_message IS NULL THEN
+    -- The projection's document, as _index_tenant_message makes it, before any
+    -- write: on Citus an exception block after a write is a savepoint on the worker.
+    BEGIN
+        v_document := history._document_vector(p_body, v_language);
+    EXCEPTION WHEN program_limit_exceeded THEN
+        RAISE EXCEPTION 'message body of % characters is too large to index', length(p_body)
+            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages.';
+    END;
+
+    -- Both keys first, so the message row names its created event (no UPDATE).
+    v_message := nextval(pg_get_serial_sequence('history.messages', 'message_key'));
+    v_event := nextval(pg_get_serial_sequence('history.message_events', 'event_key'));
+    INSERT INTO history.messages (message_key, tenant_key, message_id, conversation_key, author_key, sent_at, current_event_key)
+    OVERRIDING SYSTEM VALUE
+    VALUES (v_message, v_tenant, p_message_id, v_conversation, v_author, p_sent_at, v_event)
+    ON CONFLICT (message_id, tenant_key) DO NOTHING;
+    IF NOT FOUND THEN
         RAISE EXCEPTION 'message % is being posted concurrently', quote_literal(p_message_id)
             USING ERRCODE = 'HS004', HINT = 'Retry: the repeat is idempotent if the content is the same.';
     END IF;
-    INSERT INTO history.message_events (tenant_key, message_key, event_kind, body, occurred_at)
-    VALUES (v_tenant, v_message, 'created', p_body, p_sent_at)
-    RETURNING event_key INTO v_event;
-    UPDATE history.messages SET current_event_key = v_event WHERE message_key = v_message AND tenant_key = v_tenant;
+    INSERT INTO history.message_events (event_key, tenant_key, message_key, event_kind, body, occurred_at)
+    OVERRIDING SYSTEM VALUE
+    VALUES (v_event, v_tenant, v_message, 'created', p_body, p_sent_at);
 
     IF cardinality(v_source_keys) > 0 THEN
         -- One row at a time: on Citus an INSERT ... SELECT of no distributed
@@ -98,11 +146,18 @@ BEGIN
         ON CONFLICT DO NOTHING;
     END IF;
 
-    INSERT INTO history.conversation_authors (tenant_key, conversation_key, author_key)
-    VALUES (v_tenant, v_conversation, v_author)
-    ON CONFLICT DO NOTHING;
+    IF NOT v_authored THEN
+        INSERT INTO history.conversation_authors (tenant_key, conversation_key, author_key)
+        VALUES (v_tenant, v_conversation, v_author)
+        ON CONFLICT DO NOTHING;
+    END IF;
 
-    PERFORM history._index_tenant_message(v_message, p_body, v_tenant);
+    -- The projection row (what _index_tenant_message writes); a message with
+    -- sources has lineage rows, one without has none.
+    INSERT INTO history.message_search_documents
+           (message_key, tenant_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
+    VALUES (v_message, v_tenant, p_message_id, v_conversation, v_author, p_sent_at,
+            cardinality(v_source_keys) > 0, v_document);
 END
 $function$;
 

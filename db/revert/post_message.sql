@@ -1,6 +1,11 @@
--- Revert history-search:post_message from pg: back to its @v0.1.0 version
--- (if the signature changed, drop the new function here first).
+-- Revert history-search:post_message from pg: back to its @v0.3.0 version.
+-- That version's deploy begins by dropping 0.1.0's six-argument function,
+-- which is long gone here: give it one to drop, then run it as released.
 BEGIN;
-DROP FUNCTION history.post_message(text, text, text, text, timestamptz, text[], text);
+SET LOCAL ROLE history_owner;
+CREATE FUNCTION history.post_message(text, text, text, text, timestamptz, text[]) RETURNS void
+    LANGUAGE sql AS 'SELECT NULL::void';
+RESET ROLE;
 COMMIT;
-\ir ../deploy/post_message@v0.1.0.sql
+
+\ir ../deploy/post_message@v0.3.0.sql

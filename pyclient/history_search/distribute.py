@@ -221,6 +221,10 @@ def distribute(dsn: str) -> Layout:
                 for table, name, _definition, _referenced in keys:
                     connection.execute(sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(
                         sql.SQL(table), sql.Identifier(name)))
+                # Citus copies a table's rows into its shards and keeps them in the coordinator's table too.
+                loaded = [t for t in todo_tables
+                          if (connection.execute(sql.SQL("SELECT EXISTS (SELECT FROM {})").format(sql.SQL(t))
+                                                 ).fetchone() or (False,))[0]]
                 for table in reference:
                     if table not in placed:
                         connection.execute("SELECT pg_catalog.create_reference_table(%s)", (table,))
@@ -235,6 +239,10 @@ def distribute(dsn: str) -> Layout:
                 for table, name, definition, _referenced in keys:
                     connection.execute(sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {}").format(
                         sql.SQL(table), sql.Identifier(name), sql.SQL(definition)))
+                # That copy is read by nothing and would hold every message's text a second time.
+                for table in loaded:
+                    connection.execute("SELECT pg_catalog.truncate_local_data_after_distributing_table(%s)",
+                                       (table,))
         # A type that only function bodies use (no table column, no signature) is nobody's dependency, so
         # Citus would not create it on the workers: a throwaway function taking it carries it there.
         for (type_name,) in connection.execute(_TYPES, {"schema": SCHEMA}).fetchall():

@@ -357,6 +357,11 @@ class _MessageRows:
     cum: list[float]
     body_words: tuple[int, int]
     current_event: dict[int, int]  # edited or deleted message -> its latest event's key
+    # Keys of one copy of the world, for the copies of a load with several
+    # tenants (copy t adds t times these to every key of its kind).
+    copy_accounts: int = 0
+    copy_conversations: int = 0
+    copy_events: int = 0
 
 
 _ROWS: _MessageRows | None = None  # set while a load's workers run
@@ -394,20 +399,30 @@ def _chunk_states(task: tuple[str, int]) -> list[tuple[Any, ...]]:
     return states
 
 
-def _message_block(task: tuple[int, int]) -> tuple[str, int]:
-    start, stop = task
+def _offsets(rows: _MessageRows, copy: int, tenant: int) -> tuple[int, int, int, int, str]:
+    """Key offsets (accounts, conversations, messages, events) of a copy and its tenant_key column."""
+    return (copy * rows.copy_accounts, copy * rows.copy_conversations, copy * len(rows.plan.sent),
+            copy * rows.copy_events, f"{tenant}\t")
+
+
+def _message_block(task: tuple[Any, ...]) -> tuple[str, int]:
+    start, stop, copy, tenant = (*task, 0, 1)[:4]
     rows = _shared_rows()
     plan, current = rows.plan, rows.current_event
-    return "".join(f"{i + 1}\tmsg-{i + 1:09d}\t{plan.conv[i]}\t{plan.author[i]}\t{_ts(plan.sent[i])}"
-                   f"\t{current.get(i + 1, i + 1)}\n" for i in range(start, stop)), stop - start
+    ao, co, mo, eo, tk = _offsets(rows, copy, tenant)
+    return "".join(f"{tk}{mo + i + 1}\tmsg-{i + 1:09d}\t{co + plan.conv[i]}\t{ao + plan.author[i]}"
+                   f"\t{_ts(plan.sent[i])}\t{eo + current.get(i + 1, i + 1)}\n"
+                   for i in range(start, stop)), stop - start
 
 
-def _event_block(task: tuple[int, int, tuple[Any, ...]]) -> tuple[str, int, dict[int, str], Counter[str]]:
-    """The created events of messages start..stop-1, their edits' bodies, and
-    the document frequencies of their live bodies."""
-    start, stop, state = task
+def _event_block(task: tuple[Any, ...]) -> tuple[str, int, dict[int, str], Counter[str]]:
+    """The created events of messages start..stop-1 (of copy ``copy`` of the
+    world, in tenant ``tenant``), their edits' bodies, and the document
+    frequencies of their live bodies."""
+    start, stop, state, copy, tenant = (*task, 0, 1)[:5]
     rows = _shared_rows()
     plan = rows.plan
+    _, _, mo, eo, tk = _offsets(rows, copy, tenant)
     rng = random.Random()
     rng.setstate(state)
     lines = []
@@ -420,7 +435,7 @@ def _event_block(task: tuple[int, int, tuple[Any, ...]]) -> tuple[str, int, dict
             edit_bodies[m], words = _draw_body(rng, rows)
         if m not in plan.deleted:
             live_words.update(words)
-        lines.append(f"{m}\t{m}\tcreated\t{_escape(text)}\t{_ts(plan.sent[i])}\n")
+        lines.append(f"{tk}{eo + m}\t{mo + m}\tcreated\t{_escape(text)}\t{_ts(plan.sent[i])}\n")
     return "".join(lines), stop - start, edit_bodies, live_words
 
 
@@ -457,21 +472,35 @@ class _RowWorkers:
         _ROWS = None
 
 
+def tenant_ids(tenants: int) -> list[str]:
+    """The tenants a load of ``tenants`` copies writes: the built-in one alone, or tenant-001, tenant-002, ..."""
+    return ["default"] if tenants == 1 else [f"tenant-{t + 1:03d}" for t in range(tenants)]
+
+
 def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
-         body_words: tuple[int, int] = (4, 24)) -> dict[str, Any]:
-    """Bulk-load ``world`` into an empty migrated database; returns timings and counts."""
+         body_words: tuple[int, int] = (4, 24), tenants: int = 1) -> dict[str, Any]:
+    """Bulk-load ``world`` into an empty migrated database; returns timings and counts.
+
+    With ``tenants`` > 1 the world is loaded that many times, each copy in its
+    own tenant (``tenant_ids``) with its own keys: each tenant has the same
+    accounts, conversations and messages by id, and nothing in common with
+    another. (A Citus coordinator is loaded so before ``distribute``, while
+    its tables are still local.)
+    """
     import psycopg
 
     started = time.monotonic()
     plan = plan_messages(world)
     n = len(plan.sent)
+    n_events = n + len(plan.edited) + len(plan.deleted)
     # Events: created events take keys 1..n (key = message key); edits
     # then deletes follow, so each message's latest event has its largest key.
     edit_keys = {m: n + i + 1 for i, m in enumerate(sorted(plan.edited))}
     delete_keys = {m: n + len(edit_keys) + i + 1 for i, m in enumerate(sorted(plan.deleted))}
     vocab = world.vocabulary
     rows = _MessageRows(plan, vocab, list(_cumulative(1.0 / (r + 1) ** 1.07 for r in range(len(vocab)))),
-                        body_words, {**edit_keys, **delete_keys})
+                        body_words, {**edit_keys, **delete_keys},
+                        len(world.accounts), len(world.conversations), n_events)
     t_plan = time.monotonic() - started
     doc_freq: Counter[str] = Counter()
 
@@ -487,6 +516,13 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         cur.execute("SELECT count(*) FROM history.messages")
         if cur.fetchone()[0]:
             raise RuntimeError("the bulk load needs an empty database (history.messages has rows)")
+        keys = []
+        for tenant in tenant_ids(tenants):
+            cur.execute("INSERT INTO history.tenants (tenant_id) VALUES (%s) ON CONFLICT (tenant_id) DO NOTHING",
+                        (tenant,))
+            keys.append(cur.execute("SELECT tenant_key FROM history.tenants WHERE tenant_id = %s",
+                                    (tenant,)).fetchone()[0])
+        copies = list(enumerate(keys))
         cur.execute("SET LOCAL maintenance_work_mem = '512MB'")
         cur.execute("SET LOCAL work_mem = '256MB'")  # the projection's sorts, the checks' hash joins
         cur.execute("SET LOCAL session_replication_role = replica")
@@ -504,56 +540,71 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
             cur.execute(f"DROP INDEX {name}")
 
         t = time.monotonic()
-        _copy(cur, "accounts", "account_key, account_id, kind, display_name, component_key",
-              (f"{k}\t{i}\t{kind}\t{i}\t{c}\n" for k, i, kind, c in world.accounts),
-              len(world.accounts), out)
+        na, nc, npr = len(world.accounts), len(world.conversations), len(world.proofs)
+        _copy(cur, "accounts", "tenant_key, account_key, account_id, kind, display_name, component_key",
+              (f"{tk}\t{t * na + k}\t{i}\t{kind}\t{i}\t{t * na + c}\n"
+               for t, tk in copies for k, i, kind, c in world.accounts),
+              na * tenants, out)
         # Every conversation in the default language, as upsert_conversation without p_language.
         language = cur.execute("SELECT text_search_config::oid FROM history.search_settings").fetchone()[0]
-        _copy(cur, "conversations", "conversation_key, conversation_id, kind, title, language",
-              (f"{c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\t{language}\n" for c in world.conversations),
-              len(world.conversations), out)
+        _copy(cur, "conversations", "tenant_key, conversation_key, conversation_id, kind, title, language",
+              (f"{tk}\t{t * nc + c.key}\tconv-{c.key:07d}\t{c.kind}\t{c.kind} {c.key}\t{language}\n"
+               for t, tk in copies for c in world.conversations),
+              nc * tenants, out)
         # Each account's name terms, as upsert_account stores them.
         cur.execute("SELECT history._refresh_name_terms(NULL)")
 
         def memberships() -> Iterator[str]:
-            for c in world.conversations:
-                for a, since, until in c.members:
-                    yield f"{c.key}\t{a}\t{_ts(since)}\t{_ts(until) if until is not None else chr(92) + 'N'}\n"
-        _copy(cur, "memberships", "conversation_key, account_key, since, until", memberships(),
-              world.stats["memberships"], out)
-        _copy(cur, "identity_proofs", "proof_key, proof_id, account_a_key, account_b_key, verified_at",
-              (f"{k}\t{pid}\t{a}\t{b}\t{_ts(v)}\n" for k, pid, a, b, v in world.proofs), len(world.proofs), out)
+            for t, tk in copies:
+                for c in world.conversations:
+                    for a, since, until in c.members:
+                        yield (f"{tk}\t{t * nc + c.key}\t{t * na + a}\t{_ts(since)}"
+                               f"\t{_ts(until) if until is not None else chr(92) + 'N'}\n")
+        _copy(cur, "memberships", "tenant_key, conversation_key, account_key, since, until", memberships(),
+              world.stats["memberships"] * tenants, out)
+        _copy(cur, "identity_proofs", "tenant_key, proof_key, proof_id, account_a_key, account_b_key, verified_at",
+              (f"{tk}\t{t * npr + k}\t{pid}\t{t * na + a}\t{t * na + b}\t{_ts(v)}\n"
+               for t, tk in copies for k, pid, a, b, v in world.proofs), npr * tenants, out)
 
         chunks = [(start, min(start + _CHUNK, n)) for start in range(0, n, _CHUNK)]
         _copy_blocks(cur, "messages",
-                     "message_key, message_id, conversation_key, author_key, sent_at, current_event_key",
-                     row_workers.imap(_message_block, chunks), n, out)
+                     "tenant_key, message_key, message_id, conversation_key, author_key, sent_at, current_event_key",
+                     row_workers.imap(_message_block, [(a, b, t, tk) for t, tk in copies for a, b in chunks]),
+                     n * tenants, out)
 
         edit_bodies: dict[int, str] = {}
 
-        def events() -> Iterator[tuple[str, int]]:
-            for text, lines, chunk_edit_bodies, live_words in row_workers.imap(
-                    _event_block, [(start, stop, state) for (start, stop), state in zip(chunks, chunk_states())]):
-                edit_bodies.update(chunk_edit_bodies)
-                doc_freq.update(live_words)
-                yield text, lines
-            yield "".join(f"{k}\t{m}\tedited\t{_escape(edit_bodies[m])}\t{_ts(plan.edited[m])}\n"
-                          for m, k in edit_keys.items()), len(edit_keys)
-            yield "".join(f"{k}\t{m}\tdeleted\t\\N\t{_ts(plan.deleted[m])}\n"
-                          for m, k in delete_keys.items()), len(delete_keys)
-        _copy_blocks(cur, "message_events", "event_key, message_key, event_kind, body, occurred_at", events(),
-                     n + len(edit_keys) + len(delete_keys), out)
+        states = chunk_states()
 
-        _copy(cur, "message_sources", "message_key, source_key",
-              (f"{m}\t{s}\n" for m, srcs in plan.sources.items() for s in srcs),
-              sum(len(s) for s in plan.sources.values()), out)
-        _copy(cur, "message_lineage", "message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at",
-              (f"{m}\t{a}\t{plan.conv[a - 1]}\t{_ts(plan.sent[a - 1])}\n"
-               for m, anc in plan.ancestors.items() for a in sorted(anc)),
-              sum(len(a) for a in plan.ancestors.values()), out)
+        def events() -> Iterator[tuple[str, int]]:
+            # Every copy has the same bodies: the document frequencies are one copy's (one tenant's).
+            for t, tk in copies:
+                for text, lines, chunk_edit_bodies, live_words in row_workers.imap(
+                        _event_block, [(start, stop, state, t, tk) for (start, stop), state in zip(chunks, states)]):
+                    edit_bodies.update(chunk_edit_bodies)
+                    if t == 0:
+                        doc_freq.update(live_words)
+                    yield text, lines
+                mo, eo = t * n, t * n_events
+                yield "".join(f"{tk}\t{eo + k}\t{mo + m}\tedited\t{_escape(edit_bodies[m])}\t{_ts(plan.edited[m])}\n"
+                              for m, k in edit_keys.items()), len(edit_keys)
+                yield "".join(f"{tk}\t{eo + k}\t{mo + m}\tdeleted\t\\N\t{_ts(plan.deleted[m])}\n"
+                              for m, k in delete_keys.items()), len(delete_keys)
+        _copy_blocks(cur, "message_events", "tenant_key, event_key, message_key, event_kind, body, occurred_at",
+                     events(), n_events * tenants, out)
+
+        _copy(cur, "message_sources", "tenant_key, message_key, source_key",
+              (f"{tk}\t{t * n + m}\t{t * n + s}\n" for t, tk in copies for m, srcs in plan.sources.items() for s in srcs),
+              sum(len(s) for s in plan.sources.values()) * tenants, out)
+        _copy(cur, "message_lineage",
+              "tenant_key, message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at",
+              (f"{tk}\t{t * n + m}\t{t * n + a}\t{t * nc + plan.conv[a - 1]}\t{_ts(plan.sent[a - 1])}\n"
+               for t, tk in copies for m, anc in plan.ancestors.items() for a in sorted(anc)),
+              sum(len(a) for a in plan.ancestors.values()) * tenants, out)
         pairs = sorted(set(zip(plan.author, plan.conv)))
-        _copy(cur, "conversation_authors", "author_key, conversation_key",
-              (f"{a}\t{c}\n" for a, c in pairs), len(pairs), out)
+        _copy(cur, "conversation_authors", "tenant_key, author_key, conversation_key",
+              (f"{tk}\t{t * na + a}\t{t * nc + c}\n" for t, tk in copies for a, c in pairs),
+              len(pairs) * tenants, out)
         t_copy = time.monotonic() - t
 
         # The projection, exactly as _index_message writes it: one row per
@@ -578,7 +629,7 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
         cur.execute(f"SET LOCAL max_parallel_workers_per_gather = {max(workers, 2)}")
         cur.execute(
             """CREATE UNLOGGED TABLE history._bulk_projection AS
-               SELECT m.message_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
+               SELECT m.message_key, m.tenant_key, m.message_id, m.conversation_key, m.author_key, m.sent_at,
                       l.message_key IS NOT NULL AS has_lineage,
                       history._document_vector(e.body, c.language) AS document
                  FROM history.messages m
@@ -592,8 +643,8 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
                 ORDER BY m.message_key""")
         cur.execute(
             """INSERT INTO history.message_search_documents
-                      (message_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
-               SELECT message_key, message_id, conversation_key, author_key, sent_at, has_lineage, document
+                      (message_key, tenant_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)
+               SELECT message_key, tenant_key, message_id, conversation_key, author_key, sent_at, has_lineage, document
                  FROM history._bulk_projection""")
         cur.execute("DROP TABLE history._bulk_projection")
         t_project = time.monotonic() - t
@@ -645,14 +696,14 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
     world.doc_freq = doc_freq
     total = time.monotonic() - started
     result = {
-        "messages": n, "events": n + len(plan.edited) + len(plan.deleted),
-        "edited": len(plan.edited), "deleted": len(plan.deleted),
-        "with_lineage": len(plan.ancestors),
-        "lineage_rows": sum(len(a) for a in plan.ancestors.values()),
+        "messages": n * tenants, "events": n_events * tenants, "tenants": tenants,
+        "edited": len(plan.edited) * tenants, "deleted": len(plan.deleted) * tenants,
+        "with_lineage": len(plan.ancestors) * tenants,
+        "lineage_rows": sum(len(a) for a in plan.ancestors.values()) * tenants,
         "seconds": {"plan": round(t_plan, 2), "copy": round(t_copy, 2), "projection": round(t_project, 2),
                     "indexes": round(t_index, 2), "checks": round(t_check, 2), "vacuum_analyze": round(t_vacuum, 2),
                     "total": round(total, 2)},
-        "messages_per_s": round(n / total, 1) if total else None,
+        "messages_per_s": round(n * tenants / total, 1) if total else None,
     }
     result.update(world.stats)
     return result

@@ -14,12 +14,22 @@ def _x(x: float | None) -> str:
 
 def render(results: dict[str, Any]) -> str:
     cells = results["cells"]
-    classes = list(cells[0]["classes"])  # the query classes, in the runner's order
+    classes = list(cells[0]["classes"]) if cells else []  # the query classes, in the runner's order
     levels = sorted({c["concurrency"] for c in cells})
-    out = [f"### {results['corpus']['messages']:,} messages, seed {results['seed']}", ""]
+    where = ", on Citus (a coordinator and two workers)" if results.get("citus") else ""
+    tenants = f" in {results['tenants']} tenants" if results.get("tenants", 1) > 1 else ""
+    out = [f"### {results['corpus']['messages']:,} messages{tenants}, seed {results['seed']}{where}", ""]
     load = results.get("bulk_load") or {}
     if load.get("seconds"):
         out += [f"Bulk load: {load['seconds']['total']:.1f} s ({load['messages_per_s']:,.0f} messages/s).", ""]
+    dist = results.get("distribute")
+    if dist:
+        out += [f"`distribute` of the loaded coordinator: {dist['seconds']} s, then VACUUM ANALYZE "
+                f"{dist['vacuum_analyze_s']} s; tenants per worker: "
+                + ", ".join(f"{node} {n}" for node, n in dist["tenants_per_node"].items()) + ".", ""]
+    if results.get("searched_tenants") and results.get("tenants", 1) > 1:
+        out += ["Searches run in " + ", ".join(f"{t['tenant']} ({t['node']})" for t in results["searched_tenants"])
+                + ".", ""]
 
     out += ["Full mix:", "", "| c | shape | n | p50 ms | p95 ms | p99 ms | max ms | q/s |",
             "|---|---|---|---|---|---|---|---|"]
@@ -49,6 +59,13 @@ def render(results: dict[str, Any]) -> str:
         out += ["", f"Ingest through `post_message`, {ing['clients']} clients, {ing['wall_s']} s: "
                     f"{ing['messages_per_s']:,.0f} messages/s, p50 {ing['p50_ms']} ms, p99 {ing['p99_ms']} ms, "
                     f"max {ing['max_ms']} ms, {ing['stalls_over_100ms']} stalls over 100 ms."]
+    trips = results.get("search_round_trips")
+    if trips:
+        out += ["", "Commands (round trips) sent to the workers per search (pg_stat_statements, "
+                    f"{trips.get('searches')} searches in {trips.get('context')}): "
+                    + (f"{trips['statements_per_search']}; most frequent: "
+                       + ", ".join(f"`{k}` {v}" for k, v in trips["most_frequent"].items())
+                       if "statements_per_search" in trips else trips.get("error", "not counted")) + "."]
     disk = results.get("disk")
     if disk:
         out += ["", "On disk, MB per million messages:", "", "| table | total | heap | indexes |", "|---|---|---|---|"]
