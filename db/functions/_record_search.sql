@@ -21,6 +21,7 @@ DECLARE
     v_selected_ids  text[];
     v_rankings      jsonb;
     v_selections    jsonb;
+    v_proofs        jsonb;  -- [[message_key, [proof_key, ...]], ...]
 BEGIN
     budget_remaining := p_admission.remaining;
     budget_used := p_run.evidence_count + cardinality(p_admission.new_keys);
@@ -77,10 +78,15 @@ BEGIN
            status, budget_used, budget_remaining)
     RETURNING event_key, conversation_search_events.search_event_id INTO v_event_key, search_event_id;
 
+    -- The proofs first, by a statement on no distributed table: on Citus the
+    -- insert may not call a function that reads one while it writes.
+    v_proofs := (SELECT jsonb_agg(jsonb_build_array(s.k, history._relied_proofs(p_run.tenant_key, s.k, p_audience,
+                                                                                 p_run.requester_key)))
+                   FROM unnest(p_admission.selected) s(k));
     INSERT INTO history.run_evidence AS ev (tenant_key, run_key, message_key, event_key, proof_keys)
-    SELECT p_run.tenant_key, p_run.run_key, s.k, v_event_key, history._relied_proofs(p_run.tenant_key, s.k, p_audience,
-                                                                                          p_run.requester_key)
-      FROM unnest(p_admission.selected) s(k)
+    SELECT p_run.tenant_key, p_run.run_key, (e->>0)::bigint, v_event_key,
+           ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(e->1) x)
+      FROM jsonb_array_elements(coalesce(v_proofs, '[]')) e
     ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
        SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
     UPDATE history.runs
