@@ -174,7 +174,8 @@ SHADOW_FUNCTIONS = [
     ("format", "text, text", "text", "pg_catalog.format($1, $2)"),
     ("encode", "bytea, text", "text", "pg_catalog.encode($1, $2)"),
     ("_normalise_query", "text", "text", "'pwned'"),
-    ("_lineage_passes", "bigint, bigint[]", "boolean", "true"),
+    ("_lineage_passes", "integer, bigint, bigint[]", "boolean", "true"),
+    ("_outside_windows", "bigint, timestamptz, bigint[], tstzmultirange[]", "boolean", "false"),
     ("_lock_open_run", "uuid", "record", "NULL::record"),
 ]
 SHADOW_OPERATORS = [("=", "text", "text", "texteq"), ("=", "bigint", "bigint", "int8eq"),

@@ -295,7 +295,7 @@ def test_mapping_by_name_survives_a_new_field_of_search_hit(conn, search):
     appends a constant to that ROW.
     """
     source = conn.execute(
-        "SELECT pg_get_functiondef('history._search_hits(history._admission, history._ranked_candidate[], text[],"
+        "SELECT pg_get_functiondef('history._search_hits(integer, history._admission, history._ranked_candidate[], text[],"
         " bigint, bigint[], integer)'::regprocedure)").fetchone()[0]
     pattern = re.compile(r"\)(\s*)::\s*history\.search_hit\b")
     if len(pattern.findall(source)) != 1:

@@ -65,7 +65,7 @@ def test_searcher_searches_and_reads_nothing(db_dsn, login):
                 conn.execute(f"SELECT 1 FROM {table} LIMIT 1")
         for call in ["SELECT history.begin_run('agent', 'team', 'alice', 't2')",
                      "SELECT history.post_message('x', 'team', 'alice', 'forged', now())",
-                     "SELECT history._message_json(1, 1, '{}', 10)",
+                     "SELECT history._message_json(1, 1, 1, '{}', 10)",
                      f"SELECT * FROM history.check_delivery('{run}')"]:
             with pytest.raises(errors.InsufficientPrivilege):
                 conn.execute(call)

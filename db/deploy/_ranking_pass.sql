@@ -1,6 +1,7 @@
 -- Deploy history-search:_ranking_pass to pg
 -- requires: search_stage_types _newest_matches _ineligible_by _member_windows _lineage_blocked _score
 -- The function lives in db/functions/_ranking_pass.sql.
+-- Reworked after v0.3.0: Citus: tenant filters in _ranking_pass (the tenant named in every statement on its rows)
 BEGIN;
 SET LOCAL ROLE history_owner;
 

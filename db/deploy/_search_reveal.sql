@@ -4,6 +4,7 @@
 -- requires: _run_label
 -- The function lives in db/functions/_search_reveal.sql.
 -- Reworked after v0.2.0: The reveal waits only for WAL up to the search's commit: the flush target is taken before the reveal reads anything
+-- Reworked after v0.3.0: One refusal for a run that has ended or a search with no hits waiting, wherever the hits were missed
 BEGIN;
 SET LOCAL ROLE history_owner;
 

@@ -21,18 +21,18 @@ BEGIN
     WITH newest AS MATERIALIZED (
         SELECT n.message_key, n.conversation_key, n.author_key, n.sent_at,
                row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-          FROM history._newest_matches(p_query, p_scope.agent_key, p_scope.agent_conversations,
+          FROM history._newest_matches(p_scope.tenant_key, p_query, p_scope.agent_key, p_scope.agent_conversations,
                                        p_windows => NULL, p_member_windows => false,  -- at any time: it counts the rest
                                        p_authors => NULL, p_after => NULL, p_before => NULL,
                                        p_count => p_max + 1) n
     ), agent_windows AS (
-        SELECT * FROM history._member_windows(p_scope.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
+        SELECT * FROM history._member_windows(p_scope.tenant_key, p_scope.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
     ), classified AS (
         SELECT CASE
                  WHEN p_speaker = 'requester' AND c.author_key <> ALL (p_scope.requester_accounts) THEN 'speaker'
                  WHEN p_speaker = 'you' AND c.author_key <> p_scope.agent_key THEN 'speaker'
                  WHEN c.sent_at < p_after OR c.sent_at >= p_before THEN 'time'
-                 ELSE history._ineligible_by(c.message_key, c.sent_at, p_has_lineage => false,
+                 ELSE history._ineligible_by(p_scope.tenant_key, c.message_key, c.sent_at, p_has_lineage => false,
                                              p_agent_visible => aw.visible, p_audience_visible => au.visible,
                                              p_audience => p_scope.audience, p_window_conversations => '{}',
                                              p_windows => '{}', p_context => '{}')

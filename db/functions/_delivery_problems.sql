@@ -36,9 +36,9 @@ BEGIN
             reason := 'proof_revoked';
         ELSIF pg_catalog.cardinality(p_audience) > 0
               AND NOT coalesce((SELECT r.sent_at OPERATOR(pg_catalog.<@) w.visible
-                                  FROM history._audience_windows(p_audience, ARRAY[r.conversation_key]) w), false) THEN
+                                  FROM history._audience_windows(p_tenant_key, p_audience, ARRAY[r.conversation_key]) w), false) THEN
             reason := 'audience';
-        ELSIF NOT history._lineage_passes(r.message_key, p_audience) THEN
+        ELSIF NOT history._lineage_passes(p_tenant_key, r.message_key, p_audience) THEN
             reason := 'lineage';
         END IF;
         IF reason IS NOT NULL THEN

@@ -15,9 +15,11 @@
 --      messages).
 -- Every pass of the search uses it (counting, ranking, neighbours), and
 -- _newest_matches applies the same rules inside its scans, before its cap.
--- Plain SQL with no SET clause, so it is inlined into the calling query.
+-- Plain SQL with no SET clause, so it is inlined into the calling query
+-- (p_tenant: the tenant of the message, named in the lineage lookup).
+DROP FUNCTION IF EXISTS history._ineligible_by(bigint, timestamptz, boolean, tstzmultirange, tstzmultirange, bigint[], bigint[], tstzmultirange[], bigint[]);
 CREATE OR REPLACE FUNCTION history._ineligible_by(
-    p_message bigint, p_sent_at timestamptz, p_has_lineage boolean,
+    p_tenant integer, p_message bigint, p_sent_at timestamptz, p_has_lineage boolean,
     p_agent_visible tstzmultirange, p_audience_visible tstzmultirange,
     p_audience bigint[], p_window_conversations bigint[], p_windows tstzmultirange[],
     p_context bigint[])
@@ -30,11 +32,11 @@ AS $function$
         WHEN pg_catalog.cardinality(p_audience) > 0
              AND NOT coalesce(p_sent_at OPERATOR(pg_catalog.<@) p_audience_visible, false) THEN 'audience'
         WHEN p_has_lineage
-             AND history._lineage_blocked(p_message, p_window_conversations, p_windows, p_audience) THEN 'lineage'
+             AND history._lineage_blocked(p_tenant, p_message, p_window_conversations, p_windows, p_audience) THEN 'lineage'
         WHEN p_message OPERATOR(pg_catalog.=) ANY (p_context) THEN 'in_context'
     END
 $function$;
 
-COMMENT ON FUNCTION history._ineligible_by(bigint, timestamptz, boolean, tstzmultirange, tstzmultirange, bigint[], bigint[], tstzmultirange[], bigint[]) IS
+COMMENT ON FUNCTION history._ineligible_by(integer, bigint, timestamptz, boolean, tstzmultirange, tstzmultirange, bigint[], bigint[], tstzmultirange[], bigint[]) IS
     'Internal: eligibility: the first rule of who may see what a message fails (perspective, audience, lineage, in_context), NULL when eligible';
-REVOKE ALL ON FUNCTION history._ineligible_by(bigint, timestamptz, boolean, tstzmultirange, tstzmultirange, bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._ineligible_by(integer, bigint, timestamptz, boolean, tstzmultirange, tstzmultirange, bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;

@@ -1,9 +1,12 @@
 -- _match_filters: the filters of history._newest_matches' dynamic plans, as
 -- SQL over $1 .. $8 (query, agent, conversations, windows, authors, after,
--- before, count) and $12 .. $15 (exclude, audience, its conversations and
--- windows): list_test tests the listed conversations, other_filters the
+-- before, count), $12 .. $15 (exclude, audience, its conversations and
+-- windows) and $16 (the tenant, named in every table read: on Citus the
+-- statement goes to the tenant's shard): list_test tests the listed conversations, other_filters the
 -- agent's membership, the windows, author, time and the eligibility rules
--- (context; lineage when there is an audience). One text per case, not a
+-- (context; lineage when there is an audience: history._lineage_blocked's
+-- test written into the statement, which on Citus may call no function that
+-- reads a distributed table). One text per case, not a
 -- CASE: a membership test under a CASE or an OR stays a subplan that hashes
 -- all the agent's memberships (250 000 rows, 300 ms, for the
 -- everything-agent at 10M) instead of becoming a semi-join.
@@ -25,9 +28,11 @@ AS $function$
                AND ARRAY[d.conversation_key] OPERATOR(pg_catalog.&&) $3'
                 WHEN p_conversations IS NOT NULL THEN '
                AND d.conversation_key = ANY ($3)' ELSE '' END,
-           CASE WHEN p_conversations IS NULL OR p_member_windows THEN '
+           '
+               AND d.tenant_key = $16'
+        || CASE WHEN p_conversations IS NULL OR p_member_windows THEN '
                AND EXISTS (SELECT 1 FROM history.memberships m
-                            WHERE m.account_key = $2 AND m.conversation_key = d.conversation_key'
+                            WHERE m.tenant_key = $16 AND m.account_key = $2 AND m.conversation_key = d.conversation_key'
                 || CASE WHEN p_member_windows THEN '
                               AND m.since <= d.sent_at AND (m.until IS NULL OR d.sent_at < m.until)' ELSE '' END
                 || ')' ELSE '' END
@@ -41,7 +46,10 @@ AS $function$
         || CASE WHEN pg_catalog.cardinality(p_exclude) > 0 THEN '
                AND d.message_key <> ALL ($12)' ELSE '' END
         || CASE WHEN pg_catalog.cardinality(p_audience) > 0 THEN '
-               AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, $14, $15, $13))' ELSE '' END
+               AND NOT (d.has_lineage AND EXISTS (
+                       SELECT 1 FROM history.message_lineage l
+                        WHERE l.tenant_key = $16 AND l.message_key = d.message_key
+                          AND history._outside_windows(l.ancestor_conversation_key, l.ancestor_sent_at, $14, $15)))' ELSE '' END
 $function$;
 
 COMMENT ON FUNCTION history._match_filters(bigint[], tstzmultirange[], boolean, bigint[], bigint[]) IS

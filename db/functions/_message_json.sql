@@ -8,7 +8,8 @@
 -- done in the query so that no PL/pgSQL variable ever holds a whole body.
 -- PL/pgSQL rather than SQL so that its plan is cached for the session:
 -- search_history calls it once per returned message.
-CREATE OR REPLACE FUNCTION history._message_json(p_message bigint, p_agent bigint, p_requester_accounts bigint[],
+DROP FUNCTION IF EXISTS history._message_json(bigint, bigint, bigint[], integer);
+CREATE OR REPLACE FUNCTION history._message_json(p_tenant integer, p_message bigint, p_agent bigint, p_requester_accounts bigint[],
                                                  p_body_bytes integer)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -38,15 +39,15 @@ BEGIN
                            ELSE e.body END,
                    'body_truncated', cut.truncated)
           FROM history.messages m
-          JOIN history.message_events e ON e.event_key = m.current_event_key
-          JOIN history.conversations c ON c.conversation_key = m.conversation_key
-          JOIN history.accounts a ON a.account_key = m.author_key
+          JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = p_tenant
+          JOIN history.conversations c ON c.conversation_key = m.conversation_key AND c.tenant_key = p_tenant
+          JOIN history.accounts a ON a.account_key = m.author_key AND a.tenant_key = p_tenant
           -- octet_length reads a toasted value's stored size, not the value
           CROSS JOIN LATERAL (SELECT pg_catalog.octet_length(e.body) > p_body_bytes AS truncated) cut
-         WHERE m.message_key = p_message);
+         WHERE m.message_key = p_message AND m.tenant_key = p_tenant);
 END
 $function$;
 
-COMMENT ON FUNCTION history._message_json(bigint, bigint, bigint[], integer) IS
+COMMENT ON FUNCTION history._message_json(integer, bigint, bigint, bigint[], integer) IS
     'Internal: a message''s returned fields, text from canonical events, cut to p_body_bytes octets (flagged)';
-REVOKE ALL ON FUNCTION history._message_json(bigint, bigint, bigint[], integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._message_json(integer, bigint, bigint, bigint[], integer) FROM PUBLIC;

@@ -60,8 +60,12 @@
 -- 'slice:and', 'slice:filter', 'slice:listed' a long list's slice read,
 -- 'slice:weeks' a short list's slices by weeks.
 -- Called by search_history under plan_cache_mode = force_custom_plan.
+-- p_tenant: the tenant whose rows are read, named in every statement on its
+-- rows (on Citus, routed to its shard). The estimates are the table's, over
+-- every tenant: on a Citus coordinator, the empty shell's (docs/scale-out.md).
+DROP FUNCTION IF EXISTS history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, bigint[], bigint[], tstzmultirange[], bigint[]);
 CREATE OR REPLACE FUNCTION history._newest_matches(
-    p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
+    p_tenant integer, p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
     p_member_windows boolean, p_authors bigint[],
     p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text DEFAULT NULL,
     p_audience bigint[] DEFAULT NULL, p_audience_conversations bigint[] DEFAULT NULL,
@@ -120,7 +124,7 @@ BEGIN
 
     IF v_strategy LIKE 'slice%' THEN
         RETURN QUERY SELECT * FROM history._newest_matches_slices(
-            p_query, p_agent, p_conversations, p_windows, p_member_windows, p_authors, p_after, p_before, p_count,
+            p_tenant, p_query, p_agent, p_conversations, p_windows, p_member_windows, p_authors, p_after, p_before, p_count,
             v_strategy, v_matches, v_total, v_set_rows, v_newest, v_oldest,
             p_audience, p_audience_conversations, p_audience_windows, p_exclude);
         RETURN;
@@ -137,7 +141,7 @@ BEGIN
         ELSIF p_member_windows THEN
             SELECT coalesce(pg_catalog.array_agg(w.conversation_key), '{}'), coalesce(pg_catalog.array_agg(r), '{}')
               INTO v_segment_conversations, v_segment_windows
-              FROM history._member_windows(p_agent, p_conversations) w
+              FROM history._member_windows(p_tenant, p_agent, p_conversations) w
              CROSS JOIN LATERAL pg_catalog.unnest(w.visible) r;
         ELSE
             SELECT coalesce(pg_catalog.array_agg(c.conversation_key), '{}'),
@@ -150,7 +154,7 @@ BEGIN
             SELECT d.* FROM ROWS FROM (pg_catalog.unnest(v_segment_conversations), pg_catalog.unnest(v_segment_windows)) s(conversation_key, visible)
              CROSS JOIN LATERAL (
                  SELECT * FROM history.message_search_documents d
-                  WHERE d.conversation_key = s.conversation_key
+                  WHERE d.tenant_key = p_tenant AND d.conversation_key = s.conversation_key
                     -- the window's bounds as index bounds (infinite when open)
                     AND d.sent_at >= coalesce(pg_catalog.lower(s.visible), '-infinity')
                     AND d.sent_at <= coalesce(pg_catalog.upper(s.visible), 'infinity')
@@ -159,8 +163,12 @@ BEGIN
                     AND (p_authors IS NULL OR d.author_key = ANY (p_authors))
                     AND (p_after IS NULL OR d.sent_at >= p_after) AND (p_before IS NULL OR d.sent_at < p_before)
                     AND (p_exclude IS NULL OR d.message_key <> ALL (p_exclude))
-                    AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, p_audience_conversations,
-                                                                            p_audience_windows, coalesce(p_audience, '{}')))
+                    -- history._lineage_blocked's test, inline (on Citus no function read of a distributed table here)
+                    AND NOT (d.has_lineage AND coalesce(pg_catalog.cardinality(p_audience), 0) > 0 AND EXISTS (
+                            SELECT 1 FROM history.message_lineage l
+                             WHERE l.tenant_key = p_tenant AND l.message_key = d.message_key
+                               AND history._outside_windows(l.ancestor_conversation_key, l.ancestor_sent_at,
+                                                            p_audience_conversations, p_audience_windows)))
                   ORDER BY d.sent_at DESC, d.message_id DESC
                   LIMIT p_count) d
              ORDER BY d.sent_at DESC, d.message_id DESC
@@ -179,7 +187,7 @@ BEGIN
              LIMIT $8)'
            INTO v_probe
           USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count, v_probe_rows,
-                NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
+                NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows, p_tenant;
         IF pg_catalog.cardinality(v_probe) = p_count THEN
             RETURN QUERY SELECT (x).* FROM pg_catalog.unnest(v_probe) x;
             RETURN;
@@ -198,13 +206,13 @@ BEGIN
          ORDER BY d.sent_at DESC, d.message_id DESC
          LIMIT $8'
       USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count,
-            NULL::bigint, NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
+            NULL::bigint, NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows, p_tenant;
     PERFORM pg_catalog.set_config('enable_indexscan', v_indexscan, true);
 END
 $function$;
 
-COMMENT ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
+COMMENT ON FUNCTION history._newest_matches(integer, tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
     bigint[], bigint[], tstzmultirange[], bigint[]) IS
     'Internal: the newest matches of a query inside the visible windows of an agent''s (or the given) conversations, with bounded work';
-REVOKE ALL ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
+REVOKE ALL ON FUNCTION history._newest_matches(integer, tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
     bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;

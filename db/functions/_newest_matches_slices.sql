@@ -6,9 +6,11 @@
 -- The arguments are _newest_matches' (p_strategy 'slice' or a forced
 -- 'slice:...'), with its estimates: p_matches, p_total, p_set_rows (NULL
 -- when forced or not computed) and the table's newest and oldest sent_at
--- (NULL: read here).
+-- (NULL: read here); p_tenant, the tenant whose rows are read (named in
+-- every statement but the table's bounds, which cover every tenant).
+DROP FUNCTION IF EXISTS history._newest_matches_slices(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]);
 CREATE OR REPLACE FUNCTION history._newest_matches_slices(
-    p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
+    p_tenant integer, p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
     p_member_windows boolean, p_authors bigint[], p_after timestamptz, p_before timestamptz, p_count integer,
     p_strategy text, p_matches float8, p_total float8, p_set_rows float8, p_newest timestamptz, p_oldest timestamptz,
     p_audience bigint[], p_audience_conversations bigint[], p_audience_windows tstzmultirange[], p_exclude bigint[])
@@ -102,7 +104,7 @@ BEGIN
               USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before,
                     p_count - pg_catalog.cardinality(v_found),
                     pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour'),
-                    NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
+                    NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows, p_tenant;
             v_found := v_found || v_slice;
             EXIT;
         END IF;
@@ -203,7 +205,7 @@ BEGIN
                 p_count - pg_catalog.cardinality(v_found), v_keys,
                 pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour - v_width + 1) * interval '1 hour'),
                 pg_catalog.timezone('UTC', '2000-01-01'::timestamp + (v_hour + 1) * interval '1 hour'),
-                p_exclude, p_audience, p_audience_conversations, p_audience_windows;
+                p_exclude, p_audience, p_audience_conversations, p_audience_windows, p_tenant;
         v_found := v_found || v_slice;
         v_hours_read := v_hours_read + v_width;
         v_hour := v_hour - v_width;
@@ -218,6 +220,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._newest_matches_slices(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]) IS
+COMMENT ON FUNCTION history._newest_matches_slices(integer, tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]) IS
     'Internal: the slice strategy of _newest_matches: slices of hours (or a list''s weeks) newest first until the count is found';
-REVOKE ALL ON FUNCTION history._newest_matches_slices(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._newest_matches_slices(integer, tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;

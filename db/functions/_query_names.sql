@@ -5,7 +5,7 @@
 -- name's terms are kept with its account (_refresh_name_terms); one made in
 -- other languages than this query's is analysed here.
 CREATE OR REPLACE FUNCTION history._query_names(
-    p_terms text[], p_people bigint[], p_languages regconfig[],
+    p_tenant integer, p_terms text[], p_people bigint[], p_languages regconfig[],
     OUT name_terms text[], OUT named_authors bigint[])
 LANGUAGE plpgsql
 STABLE
@@ -17,7 +17,7 @@ BEGIN
                CASE WHEN a.name_languages = p_languages::text[] THEN a.name_terms
                     ELSE coalesce(history._query_terms(a.display_name, p_languages, 2147483647), '{}') END AS terms
           FROM history.accounts a
-         WHERE a.account_key = ANY (p_people)
+         WHERE a.account_key = ANY (p_people) AND a.tenant_key = p_tenant  -- p_tenant: the run's
     )
     SELECT ARRAY(SELECT q.t FROM unnest(p_terms) WITH ORDINALITY q(t, o)
                   WHERE EXISTS (SELECT FROM people p WHERE q.t = ANY (p.terms)) ORDER BY q.o),
@@ -26,6 +26,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._query_names(text[], bigint[], regconfig[]) IS
+COMMENT ON FUNCTION history._query_names(integer, text[], bigint[], regconfig[]) IS
     'Internal: the query terms that name people of the run, and those people';
-REVOKE ALL ON FUNCTION history._query_names(text[], bigint[], regconfig[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._query_names(integer, text[], bigint[], regconfig[]) FROM PUBLIC;

@@ -31,7 +31,7 @@ BEGIN
             SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
                    row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
               FROM history._newest_matches(
-                       p_query, p_scope.agent_key,
+                       p_scope.tenant_key, p_query, p_scope.agent_key,
                        CASE WHEN v_audience THEN p_scope.eligible_conversations ELSE p_scope.agent_conversations END,
                        -- only matches inside the eligible windows count against the cap
                        p_windows => CASE WHEN v_audience THEN p_scope.eligible_windows END,
@@ -46,12 +46,12 @@ BEGIN
             SELECT * FROM unnest(p_scope.eligible_conversations, p_scope.eligible_windows) ew(conversation_key, visible)
              WHERE v_audience
             UNION ALL
-            SELECT * FROM history._member_windows(p_scope.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
+            SELECT * FROM history._member_windows(p_scope.tenant_key, p_scope.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
              WHERE NOT v_audience
         ), candidates AS MATERIALIZED (
             SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
                    -- inside the eligible windows: only lineage and context can fail
-                   history._ineligible_by(c.message_key, c.sent_at, c.has_lineage, ew.visible, ew.visible,
+                   history._ineligible_by(p_scope.tenant_key, c.message_key, c.sent_at, c.has_lineage, ew.visible, ew.visible,
                                           p_scope.audience, p_scope.audience_conversations, p_scope.audience_windows,
                                           p_scope.context) AS excluded_by
               FROM newest c
@@ -66,13 +66,14 @@ BEGIN
               FROM (SELECT DISTINCT ON (e.conversation_key) e.conversation_key, e.visible
                       FROM candidates e WHERE e.excluded_by IS NULL) w
              WHERE EXISTS (SELECT FROM history.conversation_authors ca
-                            WHERE ca.author_key = ANY (p_scope.requester_accounts) AND ca.conversation_key = w.conversation_key)
+                            WHERE ca.author_key = ANY (p_scope.requester_accounts) AND ca.conversation_key = w.conversation_key
+                              AND ca.tenant_key = p_scope.tenant_key)
                AND EXISTS (SELECT FROM unnest(w.visible) v(r), history.message_search_documents d
-                            WHERE d.conversation_key = w.conversation_key
+                            WHERE d.conversation_key = w.conversation_key AND d.tenant_key = p_scope.tenant_key
                               AND d.sent_at >= coalesce(lower(v.r), '-infinity') AND d.sent_at <@ v.r
                               AND d.author_key = ANY (p_scope.requester_accounts)
                               AND (NOT d.has_lineage
-                                   OR NOT history._lineage_blocked(d.message_key, p_scope.audience_conversations,
+                                   OR NOT history._lineage_blocked(p_scope.tenant_key, d.message_key, p_scope.audience_conversations,
                                                                    p_scope.audience_windows, p_scope.audience)))
         ), top AS (
             -- history._score ranks the eligible candidates as one set: its

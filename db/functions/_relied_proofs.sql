@@ -9,7 +9,8 @@
 -- makes the delivery check look again (conservative by design).
 -- PL/pgSQL rather than SQL so that its plan is cached for the session:
 -- search_history calls it once per returned message.
-CREATE OR REPLACE FUNCTION history._relied_proofs(p_message bigint, p_audience bigint[], p_requester bigint)
+DROP FUNCTION IF EXISTS history._relied_proofs(bigint, bigint[], bigint);
+CREATE OR REPLACE FUNCTION history._relied_proofs(p_tenant integer, p_message bigint, p_audience bigint[], p_requester bigint)
 RETURNS bigint[]
 LANGUAGE plpgsql
 STABLE
@@ -17,34 +18,38 @@ AS $function$
 BEGIN
     RETURN (
         WITH points AS (
-            SELECT m.conversation_key, m.sent_at FROM history.messages m WHERE m.message_key = p_message
+            SELECT m.conversation_key, m.sent_at FROM history.messages m
+             WHERE m.message_key = p_message AND m.tenant_key = p_tenant
             UNION
-            SELECT l.ancestor_conversation_key, l.ancestor_sent_at FROM history.message_lineage l WHERE l.message_key = p_message
+            SELECT l.ancestor_conversation_key, l.ancestor_sent_at FROM history.message_lineage l
+             WHERE l.message_key = p_message AND l.tenant_key = p_tenant
         ), components AS (
             SELECT a.component_key
               FROM history.accounts a
-             WHERE a.account_key = ANY (p_audience)
+             WHERE a.account_key = ANY (p_audience) AND a.tenant_key = p_tenant
                AND EXISTS (
-                   SELECT 1 FROM points p JOIN history.conversations c ON c.conversation_key = p.conversation_key
+                   SELECT 1 FROM points p
+                     JOIN history.conversations c ON c.conversation_key = p.conversation_key AND c.tenant_key = p_tenant
                     WHERE c.kind = 'direct'
                       AND NOT EXISTS (SELECT 1 FROM history.memberships ms
                                        WHERE ms.conversation_key = p.conversation_key AND ms.account_key = a.account_key
+                                         AND ms.tenant_key = p_tenant
                                          AND ms.since <= p.sent_at AND (ms.until IS NULL OR ms.until > p.sent_at)))
             UNION
             SELECT r.component_key
               FROM history.accounts r
-              JOIN history.messages m ON m.message_key = p_message
-              JOIN history.accounts author ON author.account_key = m.author_key
-             WHERE r.account_key = p_requester AND author.account_key <> r.account_key
+              JOIN history.messages m ON m.message_key = p_message AND m.tenant_key = p_tenant
+              JOIN history.accounts author ON author.account_key = m.author_key AND author.tenant_key = p_tenant
+             WHERE r.account_key = p_requester AND r.tenant_key = p_tenant AND author.account_key <> r.account_key
                AND author.component_key = r.component_key
         )
         SELECT coalesce(pg_catalog.array_agg(DISTINCT p.proof_key), '{}')
           FROM history.identity_proofs p
-          JOIN history.accounts a ON a.account_key = p.account_a_key
-         WHERE p.revoked_at IS NULL AND a.component_key IN (SELECT component_key FROM components));
+          JOIN history.accounts a ON a.account_key = p.account_a_key AND a.tenant_key = p_tenant
+         WHERE p.tenant_key = p_tenant AND p.revoked_at IS NULL AND a.component_key IN (SELECT component_key FROM components));
 END
 $function$;
 
-COMMENT ON FUNCTION history._relied_proofs(bigint, bigint[], bigint) IS
+COMMENT ON FUNCTION history._relied_proofs(integer, bigint, bigint[], bigint) IS
     'Internal: proofs a message''s eligibility or requester attribution relies on';
-REVOKE ALL ON FUNCTION history._relied_proofs(bigint, bigint[], bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._relied_proofs(integer, bigint, bigint[], bigint) FROM PUBLIC;

@@ -19,6 +19,7 @@ DECLARE
     c_listed_conversations CONSTANT integer := 5000;
     v_scope history._search_scope;
 BEGIN
+    v_scope.tenant_key := p_run.tenant_key;
     v_scope.agent_key := p_run.agent_key;
     v_scope.conversation_key := p_run.conversation_key;
     v_scope.context := p_run.loaded_message_keys || p_run.current_message_key;
@@ -36,15 +37,16 @@ BEGIN
     SELECT CASE WHEN count(*) <= c_listed_conversations THEN coalesce(array_agg(m.conversation_key), '{}') END
       INTO v_scope.agent_conversations
       FROM (SELECT DISTINCT m.conversation_key FROM history.memberships m
-             WHERE m.account_key = p_run.agent_key LIMIT c_listed_conversations + 1) m;
+             WHERE m.tenant_key = p_run.tenant_key AND m.account_key = p_run.agent_key
+             LIMIT c_listed_conversations + 1) m;
     IF cardinality(v_scope.audience) > 0 THEN
         SELECT coalesce(array_agg(w.conversation_key), '{}'), coalesce(array_agg(w.visible), '{}')
           INTO v_scope.audience_conversations, v_scope.audience_windows
-          FROM history._audience_windows(v_scope.audience, NULL) w;
+          FROM history._audience_windows(p_run.tenant_key, v_scope.audience, NULL) w;
         SELECT coalesce(array_agg(u.conversation_key), '{}'), coalesce(array_agg(a.visible * u.visible), '{}')
           INTO v_scope.eligible_conversations, v_scope.eligible_windows
           FROM unnest(v_scope.audience_conversations, v_scope.audience_windows) u(conversation_key, visible)
-          JOIN history._member_windows(p_run.agent_key, v_scope.audience_conversations) a
+          JOIN history._member_windows(p_run.tenant_key, p_run.agent_key, v_scope.audience_conversations) a
             ON a.conversation_key = u.conversation_key
          WHERE NOT isempty(a.visible * u.visible);
     END IF;

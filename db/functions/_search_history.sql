@@ -110,7 +110,7 @@ BEGIN
     --    alternatives; a typed identifier matches whole or where all its
     --    parts occur). Typed operators are never parsed.
     v_languages := history._visible_languages(
-        v_run.agent_key, CASE WHEN cardinality(v_scope.audience) > 0 THEN v_scope.eligible_conversations ELSE v_scope.agent_conversations END,
+        v_run.tenant_key, v_run.agent_key, CASE WHEN cardinality(v_scope.audience) > 0 THEN v_scope.eligible_conversations ELSE v_scope.agent_conversations END,
         v_run.conversation_key);
     SELECT a.terms, a.query INTO v_terms, v_query
       FROM history._query_analysis(p_query, v_languages, v_settings.max_query_terms) a;
@@ -134,7 +134,7 @@ BEGIN
 
         -- The query's terms that name people of this run, and those people.
         SELECT n.name_terms, n.named_authors INTO v_name_terms, v_named_authors
-          FROM history._query_names(v_terms, v_scope.audience || v_scope.requester_accounts || v_run.agent_key,
+          FROM history._query_names(v_run.tenant_key, v_terms, v_scope.audience || v_scope.requester_accounts || v_run.agent_key,
                                     v_languages) n;
         v_pass := history._ranking_pass(
             v_scope, v_query, v_terms, v_name_terms, v_named_authors,
@@ -153,11 +153,15 @@ BEGIN
         END IF;
     END IF;
     -- From here on every statement reads a handful of rows by key: plan once.
-    PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
+    -- Not on Citus: it routes a statement that joins unnest() rows to a
+    -- distributed table only when planned for the tenant's value.
+    IF current_setting('citus.version', true) IS NULL THEN
+        PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
+    END IF;
 
     -- 6. Neighbours (history._hit_neighbours): up to two eligible messages
     --    each side of every hit, nearest first, inside the hit's windows.
-    v_neighbours := history._hit_neighbours(v_ranked, v_scope.audience, v_scope.audience_conversations, v_scope.audience_windows, v_scope.context);
+    v_neighbours := history._hit_neighbours(v_run.tenant_key, v_ranked, v_scope.audience, v_scope.audience_conversations, v_scope.audience_windows, v_scope.context);
     v_wanted := ARRAY(SELECT r.message_key FROM unnest(v_ranked) r)
                 || ARRAY(SELECT x FROM unnest(v_neighbours) n, unnest(n.before || n.after) x);
 
@@ -166,11 +170,12 @@ BEGIN
     SELECT coalesce(array_agg(k), '{}') INTO v_alive
       FROM (SELECT m.message_key AS k
               FROM history.messages m
-              JOIN history.message_events e ON e.event_key = m.current_event_key
-             WHERE m.message_key = ANY (v_wanted) AND e.event_kind <> 'deleted'
+              JOIN history.message_events e ON e.event_key = m.current_event_key AND e.tenant_key = v_run.tenant_key
+             WHERE m.message_key = ANY (v_wanted) AND m.tenant_key = v_run.tenant_key AND e.event_kind <> 'deleted'
                FOR SHARE OF m) s;
     SELECT coalesce(array_agg(ev.message_key), '{}') INTO v_prior
-      FROM history.run_evidence ev WHERE ev.run_key = v_run.run_key AND ev.message_key = ANY (v_wanted);
+      FROM history.run_evidence ev
+     WHERE ev.run_key = v_run.run_key AND ev.tenant_key = v_run.tenant_key AND ev.message_key = ANY (v_wanted);
 
     -- 8. Admission in rank order while the budget lasts (history._admit_hits).
     v_admission := history._admit_hits(ARRAY(SELECT r.message_key FROM unnest(v_ranked) r), v_neighbours,
@@ -184,7 +189,7 @@ BEGIN
 
     -- 10. The result (history._search_hits): text from canonical events, each
     --     body cut to max_returned_body_bytes (at most 1 MB a search).
-    v_hits := history._search_hits(v_admission, v_ranked, v_terms, v_run.agent_key, v_scope.requester_accounts,
+    v_hits := history._search_hits(v_run.tenant_key, v_admission, v_ranked, v_terms, v_run.agent_key, v_scope.requester_accounts,
                                    v_settings.max_returned_body_bytes);
 
     -- 11. The hits wait for history._search_reveal, which hands them out once

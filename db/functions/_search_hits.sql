@@ -3,8 +3,9 @@
 -- (never from the search projection) and each body cut to p_max_body_bytes.
 -- A hit's matched terms are positions in p_terms: the hits stored for the
 -- reveal hold no query word.
+DROP FUNCTION IF EXISTS history._search_hits(history._admission, history._ranked_candidate[], text[], bigint, bigint[], integer);
 CREATE OR REPLACE FUNCTION history._search_hits(
-    p_admission history._admission, p_ranked history._ranked_candidate[], p_terms text[],
+    p_tenant integer, p_admission history._admission, p_ranked history._ranked_candidate[], p_terms text[],
     p_agent_key bigint, p_requester_accounts bigint[], p_max_body_bytes integer)
 RETURNS history.search_hit[]
 LANGUAGE plpgsql
@@ -22,17 +23,17 @@ BEGIN
                                       -- positions in p_terms: the stored hits hold no query word
                                       'matched_terms', to_jsonb(ARRAY(SELECT array_position(p_terms, t)
                                                                         FROM unnest(r.matched_terms) t))),
-                   coalesce((SELECT jsonb_agg(history._message_json(b.k, p_agent_key, p_requester_accounts,
+                   coalesce((SELECT jsonb_agg(history._message_json(p_tenant, b.k, p_agent_key, p_requester_accounts,
                                                                 p_max_body_bytes) ORDER BY b.p)
                                FROM unnest(a.before) WITH ORDINALITY b(k, p)), '[]'),
-                   coalesce((SELECT jsonb_agg(history._message_json(f.k, p_agent_key, p_requester_accounts,
+                   coalesce((SELECT jsonb_agg(history._message_json(p_tenant, f.k, p_agent_key, p_requester_accounts,
                                                                 p_max_body_bytes) ORDER BY f.p)
                                FROM unnest(a.after) WITH ORDINALITY f(k, p)), '[]'),
                    h.body_truncated
                )::history.search_hit ORDER BY a.o), '{}')
           FROM unnest(p_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
           JOIN unnest(p_ranked) r ON r.message_key = a.message_key
-          CROSS JOIN LATERAL (SELECT history._message_json(r.message_key, p_agent_key, p_requester_accounts,
+          CROSS JOIN LATERAL (SELECT history._message_json(p_tenant, r.message_key, p_agent_key, p_requester_accounts,
                                                            p_max_body_bytes) AS j) m
           CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
                                      (m.j->>'sent_at')::timestamptz AS sent_at, m.j->>'speaker_id' AS speaker_id,
@@ -41,6 +42,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._search_hits(history._admission, history._ranked_candidate[], text[], bigint, bigint[], integer) IS
+COMMENT ON FUNCTION history._search_hits(integer, history._admission, history._ranked_candidate[], text[], bigint, bigint[], integer) IS
     'Internal: the search''s result stage: admitted hits with reasons and neighbours, text from canonical events';
-REVOKE ALL ON FUNCTION history._search_hits(history._admission, history._ranked_candidate[], text[], bigint, bigint[], integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._search_hits(integer, history._admission, history._ranked_candidate[], text[], bigint, bigint[], integer) FROM PUBLIC;

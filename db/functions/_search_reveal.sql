@@ -47,43 +47,39 @@ BEGIN
       FROM history.search_reveals s
       JOIN history.runs r ON r.run_key = s.run_key AND r.tenant_key = v_tenant
      WHERE s.search_event_id = p_search_event_id AND r.run_token = p_run AND s.tenant_key = v_tenant;
-    IF NOT FOUND THEN
-        -- An end_run that came between the search's commit and this reveal
-        -- dropped the hits: say so, not that the search is unknown.
-        IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.tenant_key = v_tenant AND r.ended_at IS NOT NULL) THEN
-            RAISE EXCEPTION 'run % has ended', history._run_label(p_run)
-                USING ERRCODE = 'HS002', DETAIL = 'The run ended before this search''s hits were revealed; they are dropped.',
-                      HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';
+    -- The row found: committed and flushed before its hits leave, then claimed.
+    IF FOUND THEN
+        -- The row is visible, so its transaction is committed or is this one
+        -- (or one this one is part of): state, not message text, decides.
+        IF pg_xact_status(v_stash.written_by) IS DISTINCT FROM 'committed' THEN
+            RAISE EXCEPTION 'the hits of search % are revealed only after its audit is committed', p_search_event_id
+                USING ERRCODE = '42501',
+                      HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
         END IF;
-        RAISE EXCEPTION 'search % has no hits waiting for this run', p_search_event_id
-            USING ERRCODE = 'HS001', HINT = 'A search''s hits are revealed once, to the run that searched.';
-    END IF;
-    -- The row is visible, so its transaction is committed or is this one
-    -- (or one this one is part of): state, not message text, decides.
-    IF pg_xact_status(v_stash.written_by) IS DISTINCT FROM 'committed' THEN
-        RAISE EXCEPTION 'the hits of search % are revealed only after its audit is committed', p_search_event_id
-            USING ERRCODE = '42501',
-                  HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
-    END IF;
-    -- Durable: the search's commit record flushed. Its position is not
-    -- observable; v_target, taken as the reveal began, is at or after it.
-    -- A synchronous commit (what _search_history asks for) flushed it, and
-    -- usually nothing was inserted since: no wait. Otherwise wait until the
-    -- flush passes v_target, or three wal_writer_delay (PostgreSQL's bound on
-    -- an asynchronous commit's risk window: the WAL writer has flushed it by
-    -- then), for WAL other sessions inserted in between or a caller's own
-    -- procedure that committed the search asynchronously.
-    IF pg_catalog.pg_current_wal_flush_lsn() < v_target THEN
-        v_deadline := pg_catalog.clock_timestamp() + 3 * pg_catalog.current_setting('wal_writer_delay')::interval;
-        WHILE pg_catalog.pg_current_wal_flush_lsn() < v_target AND pg_catalog.clock_timestamp() < v_deadline LOOP
-            PERFORM pg_catalog.pg_sleep(0.001);
-        END LOOP;
-    END IF;
+        -- Durable: the search's commit record flushed. Its position is not
+        -- observable; v_target, taken as the reveal began, is at or after it.
+        -- A synchronous commit (what _search_history asks for) flushed it, and
+        -- usually nothing was inserted since: no wait. Otherwise wait until the
+        -- flush passes v_target, or three wal_writer_delay (PostgreSQL's bound on
+        -- an asynchronous commit's risk window: the WAL writer has flushed it by
+        -- then), for WAL other sessions inserted in between or a caller's own
+        -- procedure that committed the search asynchronously.
+        IF pg_catalog.pg_current_wal_flush_lsn() < v_target THEN
+            v_deadline := pg_catalog.clock_timestamp() + 3 * pg_catalog.current_setting('wal_writer_delay')::interval;
+            WHILE pg_catalog.pg_current_wal_flush_lsn() < v_target AND pg_catalog.clock_timestamp() < v_deadline LOOP
+                PERFORM pg_catalog.pg_sleep(0.001);
+            END LOOP;
+        END IF;
 
-    -- The delete is the claim: a reveal of the same search, or an end_run,
-    -- that deleted the row first (this one waited for it) leaves none.
-    DELETE FROM history.search_reveals s
-     WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
+        -- The delete is the claim: a reveal of the same search, or an end_run,
+        -- that deleted the row first (this one waited for it) leaves none.
+        DELETE FROM history.search_reveals s
+         WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
+    END IF;
+    -- No row, or another reveal of the same search or an end_run deleted it
+    -- first (this one waited for it): one refusal. An end_run that came
+    -- between the search's commit and this reveal dropped the hits: say so,
+    -- not that the search is unknown.
     IF NOT FOUND THEN
         IF EXISTS (SELECT FROM history.runs r WHERE r.run_token = p_run AND r.tenant_key = v_tenant AND r.ended_at IS NOT NULL) THEN
             RAISE EXCEPTION 'run % has ended', history._run_label(p_run)

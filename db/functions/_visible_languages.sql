@@ -4,27 +4,35 @@
 -- conversations the run may search (p_conversations; NULL means every
 -- conversation p_agent is a member of). A conversation the run may not see
 -- never changes how its query is read. Ordered as _query_languages orders
--- them, so the same set gives the same array.
-CREATE OR REPLACE FUNCTION history._visible_languages(p_agent bigint, p_conversations bigint[], p_destination bigint)
+-- them, so the same set gives the same array. PL/pgSQL, naming p_tenant:
+-- Citus cannot plan a SQL function's parameters over distributed tables.
+DROP FUNCTION IF EXISTS history._visible_languages(bigint, bigint[], bigint);
+CREATE OR REPLACE FUNCTION history._visible_languages(p_tenant integer, p_agent bigint, p_conversations bigint[],
+                                                      p_destination bigint)
 RETURNS regconfig[]
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE PARALLEL SAFE
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
+BEGIN
+    RETURN (
     SELECT s.text_search_config
            || coalesce((SELECT array_agg(l.language::regconfig ORDER BY l.language)
                           FROM (SELECT DISTINCT c.language::oid AS language
                                   FROM history.conversations c
-                                 WHERE (c.conversation_key = p_destination
+                                 WHERE c.tenant_key = p_tenant
+                                   AND (c.conversation_key = p_destination
                                         OR c.conversation_key = ANY (p_conversations)
                                         OR (p_conversations IS NULL
                                             AND c.conversation_key IN (SELECT m.conversation_key
                                                                          FROM history.memberships m
-                                                                        WHERE m.account_key = p_agent)))
+                                                                        WHERE m.tenant_key = p_tenant
+                                                                          AND m.account_key = p_agent)))
                                    AND c.language::oid <> s.text_search_config::oid) l), '{}')
-      FROM history.search_settings s
+      FROM history.search_settings s);
+END
 $function$;
 
-COMMENT ON FUNCTION history._visible_languages(bigint, bigint[], bigint) IS
+COMMENT ON FUNCTION history._visible_languages(integer, bigint, bigint[], bigint) IS
     'Internal: the default language, then the other languages of a run''s destination and searchable conversations';
-REVOKE ALL ON FUNCTION history._visible_languages(bigint, bigint[], bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._visible_languages(integer, bigint, bigint[], bigint) FROM PUBLIC;

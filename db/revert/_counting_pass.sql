@@ -1,6 +1,3 @@
--- Revert history-search:_counting_pass from pg
-BEGIN;
-
-DROP FUNCTION history._counting_pass(history._search_scope, tsquery, text, timestamptz, timestamptz, integer);
-
-COMMIT;
+-- Revert history-search:_counting_pass from pg: back to its @v0.3.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_counting_pass@v0.3.0.sql

@@ -1,6 +1,13 @@
--- Revert history-search:_lineage_passes from pg
+-- Revert history-search:_lineage_passes from pg: back to its @v0.1.0 version.
+-- The signature changed (it takes the tenant): drop the new function first.
+-- SQL-language bodies of the old version may call functions reverted later
+-- (in the old signatures): their bodies are checked when they run.
 BEGIN;
-
-DROP FUNCTION history._lineage_passes(bigint, bigint[]);
-
+SET LOCAL ROLE history_owner;
+DROP FUNCTION history._lineage_passes(integer, bigint, bigint[]);
+RESET ROLE;
 COMMIT;
+
+SET check_function_bodies = off;
+\ir ../deploy/_lineage_passes@v0.1.0.sql
+RESET check_function_bodies;

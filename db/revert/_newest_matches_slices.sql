@@ -1,6 +1,13 @@
--- Revert history-search:_newest_matches_slices from pg
+-- Revert history-search:_newest_matches_slices from pg: back to its @v0.3.0 version.
+-- The signature changed (it takes the tenant): drop the new function first.
+-- SQL-language bodies of the old version may call functions reverted later
+-- (in the old signatures): their bodies are checked when they run.
 BEGIN;
-
-DROP FUNCTION history._newest_matches_slices(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]);
-
+SET LOCAL ROLE history_owner;
+DROP FUNCTION history._newest_matches_slices(integer, tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, float8, float8, float8, timestamptz, timestamptz, bigint[], bigint[], tstzmultirange[], bigint[]);
+RESET ROLE;
 COMMIT;
+
+SET check_function_bodies = off;
+\ir ../deploy/_newest_matches_slices@v0.3.0.sql
+RESET check_function_bodies;

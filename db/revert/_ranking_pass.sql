@@ -1,6 +1,3 @@
--- Revert history-search:_ranking_pass from pg
-BEGIN;
-
-DROP FUNCTION history._ranking_pass(history._search_scope, tsquery, text[], text[], bigint[], bigint[], timestamptz, timestamptz, history.search_settings, integer, tstzrange, tsquery, boolean);
-
-COMMIT;
+-- Revert history-search:_ranking_pass from pg: back to its @v0.3.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_ranking_pass@v0.3.0.sql

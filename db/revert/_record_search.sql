@@ -1,6 +1,3 @@
--- Revert history-search:_record_search from pg
-BEGIN;
-
-DROP FUNCTION history._record_search(history.runs, text, text, timestamptz, timestamptz, integer, integer, history._counting_pass, history._ranking_pass, history._ranked_candidate[], history._admission, boolean, bigint[]);
-
-COMMIT;
+-- Revert history-search:_record_search from pg: back to its @v0.3.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_record_search@v0.3.0.sql

@@ -1,6 +1,13 @@
--- Revert history-search:_relied_proofs from pg
+-- Revert history-search:_relied_proofs from pg: back to its @v0.1.0 version.
+-- The signature changed (it takes the tenant): drop the new function first.
+-- SQL-language bodies of the old version may call functions reverted later
+-- (in the old signatures): their bodies are checked when they run.
 BEGIN;
-
-DROP FUNCTION history._relied_proofs(bigint, bigint[], bigint);
-
+SET LOCAL ROLE history_owner;
+DROP FUNCTION history._relied_proofs(integer, bigint, bigint[], bigint);
+RESET ROLE;
 COMMIT;
+
+SET check_function_bodies = off;
+\ir ../deploy/_relied_proofs@v0.1.0.sql
+RESET check_function_bodies;

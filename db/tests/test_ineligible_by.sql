@@ -25,10 +25,10 @@ $world$;
 CREATE TEMP TABLE w ON COMMIT DROP AS
 SELECT ARRAY[(SELECT account_key FROM history.accounts WHERE account_id = 'ie-ann')] AS audience,
        array_agg(a.conversation_key) AS convs, array_agg(a.visible) AS windows
-  FROM history._audience_windows(ARRAY[(SELECT account_key FROM history.accounts WHERE account_id = 'ie-ann')], NULL) a;
+  FROM history._audience_windows(1, ARRAY[(SELECT account_key FROM history.accounts WHERE account_id = 'ie-ann')], NULL) a;
 CREATE FUNCTION pg_temp.rule(p_id text, p_agent tstzmultirange, p_audience tstzmultirange, p_context text[] DEFAULT '{}')
 RETURNS text LANGUAGE sql AS $$
-    SELECT history._ineligible_by(d.message_key, d.sent_at, d.has_lineage, p_agent, p_audience, w.audience, w.convs, w.windows,
+    SELECT history._ineligible_by(d.tenant_key, d.message_key, d.sent_at, d.has_lineage, p_agent, p_audience, w.audience, w.convs, w.windows,
                                   ARRAY(SELECT message_key FROM history.messages WHERE message_id = ANY (p_context)))
       FROM history.message_search_documents d, w WHERE d.message_id = p_id $$;
 
@@ -40,7 +40,7 @@ SELECT is(pg_temp.rule('ie-plain', '{[2026-01-01,)}', '{[2026-01-08,)}'), 'audie
 SELECT is(pg_temp.rule('ie-drawn', '{[2026-01-01,)}', '{[2026-01-01,)}'), 'lineage', 'drawn from a DM the audience cannot read: lineage');
 SELECT is(pg_temp.rule('ie-drawn', '{[2026-01-01,)}', '{[2026-01-01,)}', ARRAY['ie-drawn']), 'lineage', 'lineage comes before context');
 SELECT is(pg_temp.rule('ie-plain', '{[2026-01-01,)}', '{[2026-01-01,)}', ARRAY['ie-plain']), 'in_context', 'a loaded message: in_context');
-SELECT is(history._ineligible_by(d.message_key, d.sent_at, d.has_lineage, '{[2026-01-01,)}', NULL, '{}', '{}', '{}', '{}'), NULL,
+SELECT is(history._ineligible_by(d.tenant_key, d.message_key, d.sent_at, d.has_lineage, '{[2026-01-01,)}', NULL, '{}', '{}', '{}', '{}'), NULL,
           'an empty audience restricts nothing beyond perspective (lineage included)')
   FROM history.message_search_documents d WHERE d.message_id = 'ie-drawn';
 

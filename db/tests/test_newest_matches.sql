@@ -62,7 +62,7 @@ CREATE FUNCTION pg_temp.got(p_query tsquery, p_convs bigint[], p_authors bigint[
                             p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text)
 RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
-      FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, NULL, false, p_authors,
+      FROM history._newest_matches(1, p_query, (SELECT bot FROM pg_temp.keys), p_convs, NULL, false, p_authors,
                                    p_after, p_before, p_count, p_strategy) $$;
 
 CREATE FUNCTION pg_temp.planner_rows(p_conversation bigint) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -95,7 +95,7 @@ CREATE FUNCTION pg_temp.got_in(p_query tsquery, p_convs bigint[], p_windows tstz
                                p_member boolean, p_count integer, p_strategy text)
 RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
-      FROM history._newest_matches(p_query, (SELECT bot FROM pg_temp.keys), p_convs, p_windows, p_member,
+      FROM history._newest_matches(1, p_query, (SELECT bot FROM pg_temp.keys), p_convs, p_windows, p_member,
                                    NULL, NULL, NULL, p_count, p_strategy) $$;
 -- n-a seen only until the agent left it (never back), n-b always, n-c in two stretches.
 CREATE TEMP TABLE windows AS

@@ -49,7 +49,7 @@ CREATE FUNCTION pg_temp.expected(p_before timestamptz, p_count integer) RETURNS 
          ORDER BY d.sent_at DESC, d.message_id DESC LIMIT p_count) x $$;
 CREATE FUNCTION pg_temp.got(p_before timestamptz, p_count integer) RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(message_id ORDER BY sent_at DESC, message_id DESC), '{}')
-      FROM history._newest_matches('medlar', (SELECT bot FROM mx), (SELECT list FROM mx), NULL, false, NULL,
+      FROM history._newest_matches(1, 'medlar', (SELECT bot FROM mx), (SELECT list FROM mx), NULL, false, NULL,
                                    NULL, p_before, p_count, NULL) $$;
 
 CREATE FUNCTION pg_temp.estimated_matches() RETURNS float8 LANGUAGE plpgsql AS $$

@@ -67,7 +67,7 @@ SELECT is(pg_temp.hit_ids('three'), '{}'::text[],
           '(a) an audience of three where pf-p3 was never in pf-g sees nothing of pf-g');
 SELECT is((pg_temp.audit('three')).excluded_audience, 1, '(a) the audit counts pf-m1 under audience');
 SELECT is((SELECT count(*)::int FROM history._audience_windows(
-               (SELECT array_agg(account_key) FROM history.accounts WHERE account_id IN ('pf-p1', 'pf-p2', 'pf-p3')),
+               1, (SELECT array_agg(account_key) FROM history.accounts WHERE account_id IN ('pf-p1', 'pf-p2', 'pf-p3')),
                NULL)),
           0, '(a) _audience_windows: no conversation is readable by all of pf-p1, pf-p2 and pf-p3');
 
@@ -118,7 +118,7 @@ SELECT history.add_member('pf-w-most', 'pf-w' || lpad(i::text, 2, '0'), '2026-01
 CREATE FUNCTION pg_temp.w_windows(p_last integer) RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(c.conversation_id ORDER BY c.conversation_id), '{}')
       FROM history._audience_windows(
-               (SELECT array_agg(account_key) FROM history.accounts
+               1, (SELECT array_agg(account_key) FROM history.accounts
                  WHERE account_id BETWEEN 'pf-w01' AND 'pf-w' || lpad(p_last::text, 2, '0')), NULL) w
       JOIN history.conversations c ON c.conversation_key = w.conversation_key $$;
 SELECT is(pg_temp.w_windows(19), ARRAY['pf-w-all', 'pf-w-most'], '(h) control: 19 accounts read both channels');
@@ -148,7 +148,7 @@ END
 $q$;
 CREATE FUNCTION pg_temp.q_newest(p_listed boolean, p_count integer, p_strategy text) RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(n.message_id ORDER BY n.sent_at DESC, n.message_id DESC), '{}')
-      FROM history._newest_matches('pfplum', (SELECT account_key FROM history.accounts WHERE account_id = 'pf-bot'),
+      FROM history._newest_matches(1, 'pfplum', (SELECT account_key FROM history.accounts WHERE account_id = 'pf-bot'),
                                    CASE WHEN p_listed THEN ARRAY(SELECT conversation_key FROM history.conversations
                                                                   WHERE conversation_id = 'pf-q') END,
                                    NULL, true, NULL, NULL, NULL, p_count, p_strategy) n $$;

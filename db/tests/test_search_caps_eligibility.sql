@@ -64,12 +64,12 @@ SELECT (SELECT account_key FROM history.accounts WHERE account_id = 'ce-bot') AS
        (SELECT message_key FROM history.messages WHERE message_id = 'ce-cur') AS cur;
 CREATE TEMP TABLE windows ON COMMIT DROP AS
 SELECT coalesce(array_agg(w.conversation_key), '{}') AS convs, coalesce(array_agg(w.visible), '{}') AS visible
-  FROM keys k, history._audience_windows(ARRAY[k.ann], NULL) w;
+  FROM keys k, history._audience_windows(1, ARRAY[k.ann], NULL) w;
 CREATE FUNCTION pg_temp.newest(p_strategy text, p_exclude bigint[] DEFAULT '{}', p_count integer DEFAULT 2)
 RETURNS text[] LANGUAGE sql AS $$
     SELECT coalesce(array_agg(n.message_id ORDER BY n.sent_at DESC, n.message_id DESC), '{}')
       FROM keys k, windows w,
-           history._newest_matches(to_tsquery('simple', 'apricot'), k.bot, ARRAY[k.g],
+           history._newest_matches(1, to_tsquery('simple', 'apricot'), k.bot, ARRAY[k.g],
                                    p_windows => NULL, p_member_windows => true, p_authors => NULL,
                                    p_after => NULL, p_before => NULL, p_count => p_count, p_strategy => p_strategy,
                                    p_audience => ARRAY[k.ann], p_audience_conversations => w.convs,

@@ -62,7 +62,7 @@ BEGIN
       INTO h.message_key, h.message_id, h.conversation_key, h.sent_at
       FROM history.message_search_documents d WHERE d.message_id = p_hit;
     h.visible := p_visible;
-    n := history._hit_neighbours(ARRAY[h], '{}', '{}', '{}',
+    n := history._hit_neighbours(1, ARRAY[h], '{}', '{}', '{}',
                                  ARRAY(SELECT message_key FROM history.messages WHERE message_id = ANY (p_context)));
     RETURN ARRAY(SELECT m.message_id FROM unnest(n[1].before) WITH ORDINALITY b(k, o)
                    JOIN history.messages m ON m.message_key = b.k ORDER BY b.o)
@@ -90,6 +90,7 @@ DECLARE
 BEGIN
     SELECT * INTO v_settings FROM history.search_settings;
     v_settings.max_candidates := p_cap;
+    v_scope.tenant_key := 1;  -- the built-in tenant
     v_scope.agent_key := v_bot;
     v_scope.conversation_key := (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'st-c');
     v_scope.requester_accounts := '{}';
@@ -124,6 +125,7 @@ RETURNS history._counting_pass LANGUAGE plpgsql AS $$
 DECLARE
     v_scope history._search_scope;
 BEGIN
+    v_scope.tenant_key := 1;  -- the built-in tenant
     v_scope.agent_key := (SELECT account_key FROM history.accounts WHERE account_id = 'st-bot');
     v_scope.conversation_key := (SELECT conversation_key FROM history.conversations WHERE conversation_id = 'st-c');
     v_scope.requester_accounts := '{}';
@@ -180,11 +182,11 @@ SELECT history._admit_hits(ARRAY[pg_temp.key('st-2')], ARRAY[pg_temp.nb(ARRAY[pg
                            ARRAY[pg_temp.key('st-1'), pg_temp.key('st-2'), pg_temp.key('st-3')], '{}', 400) AS a;
 SELECT is((SELECT array_agg(ROW(h.message_id, h.body, h.score, h.reasons->'matched_terms', h.before->0->>'body',
                                 h.after->0->>'body')::text)
-             FROM st_adm, unnest(history._search_hits(st_adm.a, pg_temp.st_ranked(), ARRAY['note'], (pg_temp.st_run()).agent_key,
+             FROM st_adm, unnest(history._search_hits(1, st_adm.a, pg_temp.st_ranked(), ARRAY['note'], (pg_temp.st_run()).agent_key,
                                                                 (SELECT requester_accounts FROM st_scope), 1000)) h),
           ARRAY['(st-2,"note 2",1.5,[1],"note 1","note 3")'],
           'result stage: the hit''s text from canonical events, its score, matched terms as positions, its neighbours');
-SELECT is((SELECT (history._search_hits(st_adm.a, pg_temp.st_ranked(), ARRAY['note'], (pg_temp.st_run()).agent_key,
+SELECT is((SELECT (history._search_hits(1, st_adm.a, pg_temp.st_ranked(), ARRAY['note'], (pg_temp.st_run()).agent_key,
                                         (SELECT requester_accounts FROM st_scope), 3))[1].body_truncated
              FROM st_adm), true, 'result stage: a body over the byte limit is cut and says so');
 
@@ -222,7 +224,7 @@ SELECT throws_ok($$SELECT history._check_search_arguments('q', 'anyone', '2026-0
 SELECT throws_ok($$SELECT history._check_search_arguments(NULL, 'anyone', NULL, NULL, 0, 10)$$, 'HS001',
                  'p_query must be text, got NULL', 'arguments: the query is checked first');
 SELECT is((SELECT ROW(n.name_terms, n.named_authors)::text
-             FROM history._query_names(ARRAY['ann', 'note', 'bot'],
+             FROM history._query_names(1, ARRAY['ann', 'note', 'bot'],
                                        ARRAY(SELECT a.account_key FROM history.accounts a WHERE a.account_id IN ('st-ann', 'st-bot')),
                                        ARRAY['english']::regconfig[]) n),
           ROW(ARRAY['ann'], ARRAY(SELECT a.account_key FROM history.accounts a WHERE a.account_id = 'st-ann'))::text,

@@ -1,0 +1,279 @@
+-- Deploy history-search:_newest_matches to pg
+-- The functions live in db/functions/_listed_rows.sql and _newest_matches.sql.
+-- Reworked after v0.2.0: Every eligibility rule before the cap: skip rows whose lineage the audience may not see, and the run's context, before counting; the strategy chosen by the pure history._candidate_strategy
+BEGIN;
+SET LOCAL ROLE history_owner;
+
+-- The signature gained the eligibility arguments: the old one goes.
+DROP FUNCTION IF EXISTS history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text);
+
+-- _listed_rows: an estimate of how many projection rows the conversations in
+-- p_conversations hold, when the projection holds p_total. The planner's own
+-- estimate (EXPLAIN of "conversation_key = ANY (...)") takes each listed
+-- conversation that is not among the column's most common values to hold
+-- an equal share of the rest of the rows, over ANALYZE's estimate of how
+-- many conversations there are. That estimate comes from a sample (30 000
+-- rows at the default statistics target) and is far too small when there
+-- are many small conversations: 27 582 for the 250 000 at 10M messages, so a
+-- list of 2 017 small conversations was taken to hold 448 111 rows, not the
+-- 54 489 it holds, and _newest_matches sized and chose its scans for a set
+-- eight times too big. Here the count of conversations (history.conversations,
+-- whose statistics count every row) is a floor under that estimate; the
+-- most common values count as the planner counts them. Without statistics
+-- (never analysed), the planner's estimate.
+CREATE OR REPLACE FUNCTION history._listed_rows(p_conversations bigint[], p_total float8)
+RETURNS float8
+LANGUAGE plpgsql
+VOLATILE  -- it may ask EXPLAIN
+AS $function$
+DECLARE
+    v_common       bigint[];  -- the most common conversation keys
+    v_common_share real[];    -- the share of rows each holds
+    v_null_share   real;
+    v_distinct     float8;    -- ANALYZE's count of distinct conversations
+    v_plan         json;
+BEGIN
+    SELECT s.most_common_vals::text::bigint[], s.most_common_freqs, s.null_frac,
+           CASE WHEN s.n_distinct < 0 THEN -s.n_distinct * p_total ELSE s.n_distinct END
+      INTO v_common, v_common_share, v_null_share, v_distinct
+      FROM pg_catalog.pg_stats s
+     WHERE s.schemaname = 'history' AND s.tablename = 'message_search_documents' AND s.attname = 'conversation_key';
+    IF NOT FOUND THEN
+        EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)'
+           INTO v_plan USING p_conversations;
+        RETURN greatest((v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8, 1);
+    END IF;
+    v_common := coalesce(v_common, '{}');
+    v_common_share := coalesce(v_common_share, '{}');
+    v_distinct := greatest(v_distinct, (SELECT c.reltuples FROM pg_catalog.pg_class c
+                                         WHERE c.oid = 'history.conversations'::pg_catalog.regclass));
+    RETURN greatest(
+        p_total * (
+            -- the listed common conversations' shares
+            coalesce((SELECT pg_catalog.sum(c.share) FROM ROWS FROM (pg_catalog.unnest(v_common), pg_catalog.unnest(v_common_share)) c(conversation_key, share)
+                       WHERE c.conversation_key = ANY (p_conversations)), 0)
+            -- each other listed conversation: an equal share of the rest
+            + (SELECT pg_catalog.count(*) FROM (SELECT DISTINCT x FROM pg_catalog.unnest(p_conversations) x) l
+                WHERE NOT l.x = ANY (v_common))
+              * greatest(1 - v_null_share - coalesce((SELECT pg_catalog.sum(s) FROM pg_catalog.unnest(v_common_share) s), 0), 0)
+              / greatest(v_distinct - pg_catalog.cardinality(v_common), 1)),
+        1);
+END
+$function$;
+
+COMMENT ON FUNCTION history._listed_rows(bigint[], float8) IS
+    'Internal: an estimate of the projection rows a list of conversations holds (the planner''s, with the conversations'' count as a floor under its distinct count)';
+REVOKE ALL ON FUNCTION history._listed_rows(bigint[], float8) FROM PUBLIC;
+-- _newest_matches: the newest p_count projection rows (by sent_at, then
+-- message id, descending) matching p_query, in p_conversations (or, when
+-- null, in every conversation p_agent is a member of), written by one of
+-- p_authors (null: anyone), sent in [p_after, p_before) (nulls: unbounded),
+-- and inside the visible windows:
+--  * p_windows (parallel to p_conversations, one multirange per distinct
+--    conversation): only rows inside their conversation's window;
+--  * p_member_windows: only rows inside p_agent's membership intervals;
+--  * neither: at any time (the counting pass, which counts the rest).
+-- and passing the other rules of who may see what, when given: not in
+-- p_exclude (the run's context), and, for a non-empty p_audience, a lineage
+-- the audience may read (history._lineage_blocked, with the audience's
+-- windows p_audience_conversations, p_audience_windows).
+-- The windows and the other rules are applied before the count, in every
+-- strategy, so p_count counts only visible rows: newer rows outside the
+-- windows (after the agent left a busy conversation), or whose lineage the
+-- audience may not read, never push an older eligible one out (caps bound
+-- work, never eligibility).
+--
+-- No single plan is bounded for every query, so the strategy is chosen by
+-- history._candidate_strategy from the planner's estimates of how many
+-- messages match (M), how many rows the projection holds (T) and, for a list
+-- of conversations, how many messages the list holds (S, history._listed_rows):
+--  * text, when M <= 20 * p_count (the planner's estimate for any term
+--    rarer than its most common ones is at most about that), or for a list
+--    when it reads the least: the text index (a list of at most 250
+--    conversations tested inside it, a longer one's index ANDed), then
+--    sort; when M is large, with ordered index scans off: a LIMIT over an
+--    ordered scan filtered by text and conversation is what the planner
+--    picks when it misjudges their correlation, and then it reads most of
+--    the table;
+--  * walk, for a list of at most 1000 conversations holding few rows: each
+--    visible window of each conversation, through its (conversation,
+--    sent_at) index newest first from the window's end, stopping at p_count
+--    matches or the window's start, merged; it reads about p_count * T / M
+--    rows, at most S, and never a row outside a window (bitmap scans off:
+--    they would read a whole conversation to sort it);
+--  * slice, otherwise: the text index holds each row's hour and day
+--    (history._time_buckets), so the matches in some hours are one scan that
+--    fetches only them; read slices of hours newest first, each sized from
+--    the matches found so far, until p_count are found. It fetches about
+--    p_count rows for a list of at most 250 conversations (tested inside the
+--    index), else p_count * T / S (all conversations' matches in the slices;
+--    S = T for all of an agent's conversations; a long list whose S is
+--    small is ANDed through its index instead), at least an hour's, and
+--    reads about p_count * T * T / (M * S) compressed time postings,
+--    whatever the table's size. A short list's slice may instead name its
+--    conversations' weeks (history._conversation_weeks): whole weeks, but
+--    only the list's postings in them, about p_count * T / M, which is less
+--    when the list holds a small share of the rows (a big channel, say).
+--    A long list's slice is the text index's
+--    slice ANDed with the list's rows in those hours, or filtered by the
+--    list, or (when the query matches so much that the list holds fewer
+--    rows in those hours than it has matches) the list's rows in those
+--    hours tested for the text, whichever its estimates make cheapest;
+--  * probe, only when forced: the newest rows of the whole projection in
+--    order, at most min(50 * p_count, 50 000), filtered; if they hold
+--    p_count visible matches those are the newest p_count; else text.
+-- p_strategy forces one ('walk', 'slice', 'probe', 'text') for the tests, and
+-- 'slice:and', 'slice:filter', 'slice:listed' a long list's slice read,
+-- 'slice:weeks' a short list's slices by weeks.
+-- Called by search_history under plan_cache_mode = force_custom_plan.
+CREATE OR REPLACE FUNCTION history._newest_matches(
+    p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
+    p_member_windows boolean, p_authors bigint[],
+    p_after timestamptz, p_before timestamptz, p_count integer, p_strategy text DEFAULT NULL,
+    p_audience bigint[] DEFAULT NULL, p_audience_conversations bigint[] DEFAULT NULL,
+    p_audience_windows tstzmultirange[] DEFAULT NULL, p_exclude bigint[] DEFAULT NULL)
+RETURNS SETOF history.message_search_documents
+LANGUAGE plpgsql
+VOLATILE  -- it asks EXPLAIN for estimates and switches planner settings
+AS $function$
+DECLARE
+    v_strategy   text := p_strategy;
+    v_plan       json;
+    v_matches    float8;
+    v_set_rows   float8;
+    v_total      float8;
+    v_probe      history.message_search_documents[];
+    v_probe_rows bigint := least(50 * p_count, 50000);
+    v_newest     timestamptz;
+    v_oldest     timestamptz;
+    v_hours      bigint;    -- hours from the oldest row's to the newest's
+    v_segment_conversations bigint[];
+    v_segment_windows       tstzrange[];
+    v_indexscan  text := pg_catalog.current_setting('enable_indexscan');
+    v_bitmapscan text := pg_catalog.current_setting('enable_bitmapscan');
+    -- The probe's and the text plan's filters (history._match_filters).
+    v_filters    text := (SELECT 'd.document @@ $1' || f.list_test || f.other_filters
+                            FROM history._match_filters(p_conversations, p_windows, p_member_windows,
+                                                        p_exclude, p_audience) f);
+BEGIN
+    IF p_strategy NOT IN ('text', 'walk', 'slice', 'slice:and', 'slice:filter', 'slice:listed', 'slice:weeks', 'probe') THEN
+        RAISE EXCEPTION 'unknown strategy %', pg_catalog.quote_literal(p_strategy) USING ERRCODE = 'HS001';
+    END IF;
+    IF p_windows IS NOT NULL
+       AND (p_conversations IS NULL OR pg_catalog.cardinality(p_windows) <> pg_catalog.cardinality(p_conversations)) THEN
+        RAISE EXCEPTION 'p_windows needs one window per conversation: % windows, % conversations',
+            pg_catalog.cardinality(p_windows), coalesce(pg_catalog.cardinality(p_conversations)::text, 'NULL')
+            USING ERRCODE = 'HS001';
+    END IF;
+
+    IF v_strategy IS NULL THEN
+        EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.document @@ $1'
+           INTO v_plan USING p_query;
+        v_matches := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+        SELECT c.reltuples INTO v_total FROM pg_catalog.pg_class c
+         WHERE c.oid = 'history.message_search_documents'::pg_catalog.regclass;
+        v_total := greatest(v_total, 1);
+        v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations));
+        IF v_strategy IS NULL THEN  -- it needs the list's estimates: only now worth their reads
+            v_set_rows := history._listed_rows(p_conversations, v_total);
+            SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+              FROM history.message_search_documents d;  -- two index probes
+            v_hours := coalesce((history._time_buckets(v_newest))[1] / 2 - (history._time_buckets(v_oldest))[1] / 2 + 1, 1);
+            v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations),
+                                                      v_set_rows, v_hours);
+        END IF;
+    END IF;
+
+    IF v_strategy LIKE 'slice%' THEN
+        RETURN QUERY SELECT * FROM history._newest_matches_slices(
+            p_query, p_agent, p_conversations, p_windows, p_member_windows, p_authors, p_after, p_before, p_count,
+            v_strategy, v_matches, v_total, v_set_rows, v_newest, v_oldest,
+            p_audience, p_audience_conversations, p_audience_windows, p_exclude);
+        RETURN;
+    END IF;
+
+    IF v_strategy = 'walk' AND p_conversations IS NOT NULL THEN
+        -- The segments to walk: each listed conversation's visible windows as
+        -- disjoint ranges (the whole timeline when none apply).
+        IF p_windows IS NOT NULL THEN
+            SELECT coalesce(pg_catalog.array_agg(c.conversation_key), '{}'), coalesce(pg_catalog.array_agg(r), '{}')
+              INTO v_segment_conversations, v_segment_windows
+              FROM ROWS FROM (pg_catalog.unnest(p_conversations), pg_catalog.unnest(p_windows)) c(conversation_key, visible)
+             CROSS JOIN LATERAL pg_catalog.unnest(c.visible) r;
+        ELSIF p_member_windows THEN
+            SELECT coalesce(pg_catalog.array_agg(w.conversation_key), '{}'), coalesce(pg_catalog.array_agg(r), '{}')
+              INTO v_segment_conversations, v_segment_windows
+              FROM history._member_windows(p_agent, p_conversations) w
+             CROSS JOIN LATERAL pg_catalog.unnest(w.visible) r;
+        ELSE
+            SELECT coalesce(pg_catalog.array_agg(c.conversation_key), '{}'),
+                   coalesce(pg_catalog.array_agg('(,)'::tstzrange), '{}')
+              INTO v_segment_conversations, v_segment_windows
+              FROM (SELECT DISTINCT x AS conversation_key FROM pg_catalog.unnest(p_conversations) x) c;
+        END IF;
+        PERFORM pg_catalog.set_config('enable_bitmapscan', 'off', true);
+        RETURN QUERY
+            SELECT d.* FROM ROWS FROM (pg_catalog.unnest(v_segment_conversations), pg_catalog.unnest(v_segment_windows)) s(conversation_key, visible)
+             CROSS JOIN LATERAL (
+                 SELECT * FROM history.message_search_documents d
+                  WHERE d.conversation_key = s.conversation_key
+                    -- the window's bounds as index bounds (infinite when open)
+                    AND d.sent_at >= coalesce(pg_catalog.lower(s.visible), '-infinity')
+                    AND d.sent_at <= coalesce(pg_catalog.upper(s.visible), 'infinity')
+                    AND d.sent_at <@ s.visible
+                    AND d.document @@ p_query
+                    AND (p_authors IS NULL OR d.author_key = ANY (p_authors))
+                    AND (p_after IS NULL OR d.sent_at >= p_after) AND (p_before IS NULL OR d.sent_at < p_before)
+                    AND (p_exclude IS NULL OR d.message_key <> ALL (p_exclude))
+                    AND (NOT d.has_lineage OR NOT history._lineage_blocked(d.message_key, p_audience_conversations,
+                                                                            p_audience_windows, coalesce(p_audience, '{}')))
+                  ORDER BY d.sent_at DESC, d.message_id DESC
+                  LIMIT p_count) d
+             ORDER BY d.sent_at DESC, d.message_id DESC
+             LIMIT p_count;
+        PERFORM pg_catalog.set_config('enable_bitmapscan', v_bitmapscan, true);
+        RETURN;
+    END IF;
+
+    IF v_strategy IN ('probe', 'walk') THEN  -- forced (a walk needs a list: probe all of the agent's conversations)
+        EXECUTE 'SELECT ARRAY(
+            SELECT d FROM (SELECT * FROM history.message_search_documents d
+                            ORDER BY d.sent_at DESC, d.message_id DESC
+                            LIMIT $9) d
+             WHERE ' || v_filters || '
+             ORDER BY d.sent_at DESC, d.message_id DESC
+             LIMIT $8)'
+           INTO v_probe
+          USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count, v_probe_rows,
+                NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
+        IF pg_catalog.cardinality(v_probe) = p_count THEN
+            RETURN QUERY SELECT (x).* FROM pg_catalog.unnest(v_probe) x;
+            RETURN;
+        END IF;
+        v_strategy := 'probe';
+    END IF;
+
+    -- Many matches (a failed probe, or a list the text index reads faster): an
+    -- ordered scan would be the planner's misjudged plan. With few, leave it be.
+    IF v_strategy = 'probe' OR v_matches > 20 * p_count THEN
+        PERFORM pg_catalog.set_config('enable_indexscan', 'off', true);
+    END IF;
+    RETURN QUERY EXECUTE '
+        SELECT d.* FROM history.message_search_documents d
+         WHERE ' || v_filters || '
+         ORDER BY d.sent_at DESC, d.message_id DESC
+         LIMIT $8'
+      USING p_query, p_agent, p_conversations, p_windows, p_authors, p_after, p_before, p_count,
+            NULL::bigint, NULL::timestamptz, NULL::timestamptz, p_exclude, p_audience, p_audience_conversations, p_audience_windows;
+    PERFORM pg_catalog.set_config('enable_indexscan', v_indexscan, true);
+END
+$function$;
+
+COMMENT ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
+    bigint[], bigint[], tstzmultirange[], bigint[]) IS
+    'Internal: the newest matches of a query inside the visible windows of an agent''s (or the given) conversations, with bounded work';
+REVOKE ALL ON FUNCTION history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text,
+    bigint[], bigint[], tstzmultirange[], bigint[]) FROM PUBLIC;
+
+RESET ROLE;
+COMMIT;

@@ -1,0 +1,7 @@
+-- Verify history-search:_member_windows on pg
+BEGIN;
+
+SELECT 'history._member_windows(bigint, bigint[])'::regprocedure;
+SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._member_windows(bigint, bigint[])', 'execute'))::int;
+
+ROLLBACK;

@@ -1,0 +1,7 @@
+-- Verify history-search:_message_json on pg
+BEGIN;
+
+SELECT 'history._message_json(bigint, bigint, bigint[], integer)'::regprocedure;
+SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._message_json(bigint, bigint, bigint[], integer)', 'execute'))::int;
+
+ROLLBACK;
