@@ -26,7 +26,7 @@ from history_search.bench import runner
 
 SQL = {
     # today's function (the counting pass's call)
-    "base": "SELECT message_key FROM history._newest_matches(%(tq)s::tsquery, %(agent)s, %(convs)s, "
+    "base": "SELECT message_key FROM history._newest_matches(1, %(tq)s::tsquery, %(agent)s, %(convs)s, "
             "NULL, false, NULL, NULL, NULL, 501)",
     # RUM: matches ordered by sent_at out of the index
     "rum": """SELECT d.message_key FROM history.message_search_documents d

@@ -76,14 +76,14 @@ BEGIN
     v_matches := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
     SELECT c.reltuples INTO v_total FROM pg_class c WHERE c.oid = 'history.message_search_documents'::regclass;
     IF v_matches <= 20 * p_count THEN
-        RETURN QUERY SELECT message_key FROM history._newest_matches(p_query, p_agent, p_conversations, NULL, false, NULL, NULL, NULL, p_count, 'text');
+        RETURN QUERY SELECT message_key FROM history._newest_matches(1, p_query, p_agent, p_conversations, NULL, false, NULL, NULL, NULL, p_count, 'text');
         RETURN;
     END IF;
     IF cardinality(p_conversations) <= 1000 THEN
         EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.conversation_key = ANY ($1)' INTO v_plan USING p_conversations;
         v_set_rows := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
         IF least(v_set_rows, p_count * greatest(v_total, 1) / v_matches) + 10 * cardinality(p_conversations) < v_matches + v_set_rows THEN
-            RETURN QUERY SELECT message_key FROM history._newest_matches(p_query, p_agent, p_conversations, NULL, false, NULL, NULL, NULL, p_count, 'walk');
+            RETURN QUERY SELECT message_key FROM history._newest_matches(1, p_query, p_agent, p_conversations, NULL, false, NULL, NULL, NULL, p_count, 'walk');
             RETURN;
         END IF;
     END IF;

@@ -507,8 +507,6 @@ def test_the_search_stages_on_the_coordinator_see_what_one_node_sees(distributed
 # The search's stages run on the coordinator (above) but for the ranking pass: Citus routes its one
 # statement to the tenant's worker with the _newest_matches(...) call it holds, and a function that
 # reads a distributed table is refused there (docs/scale-out.md, "The search on Citus").
-@pytest.mark.xfail(strict=True, raises=DatabaseError,
-                   reason="_ranking_pass calls _newest_matches inside a statement Citus routes to a shard")
 def test_a_turn_on_the_coordinator_sees_what_one_node_sees(distributed):
     expected = _single_node(_turn)
     one, two = expected["t-one hits"], expected["t-two hits"]
@@ -621,8 +619,6 @@ def test_bench_loader_fills_tenants_that_distribute_spreads_over_both_workers(ci
         assert conn.execute("SELECT count(*) FROM history.messages").fetchone()[0] == 1998 + ingest["messages"]
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="a search does not run on Citus yet (see the turn test above)")
 def test_bench_on_citus_produces_every_figure(tmp_path):
     from history_search.bench import runner
 

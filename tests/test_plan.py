@@ -54,8 +54,9 @@ def test_reworked_change_gets_its_own_id_and_tagged_scripts(tmp_path):
 def test_a_reworked_instance_takes_the_script_of_the_tag_whose_file_exists(tmp_path):
     # sqitch rework names the copy after the newest tag; sqitch then finds it by
     # trying each tag between the instance and its rework, in plan order.
-    (tmp_path / "deploy").mkdir()
-    (tmp_path / "deploy" / "f@v2.sql").write_text("-- f as released\n")
+    # (the layout of this repository: the plan beside db/, sqitch.conf's top_dir)
+    (tmp_path / "db" / "deploy").mkdir(parents=True)
+    (tmp_path / "db" / "deploy" / "f@v2.sql").write_text("-- f as released\n")
     plan = write_plan(tmp_path, f"""\
         f {WHO}
         @v1 {WHO}

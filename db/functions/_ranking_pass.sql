@@ -20,93 +20,111 @@ VOLATILE  -- it calls _newest_matches, which asks EXPLAIN and switches planner s
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
 DECLARE
-    v_audience boolean := cardinality(p_scope.audience) > 0;
-    v_result   history._ranking_pass;
-    v_c        history._ranked_candidate;
-    t          record;
+    v_audience   boolean := cardinality(p_scope.audience) > 0;
+    v_result     history._ranking_pass;
+    v_c          history._ranked_candidate;
+    -- the candidates, column by column (statement 1 to statements 2 and 3)
+    v_keys       bigint[];
+    v_ids        text[];
+    v_convs      bigint[];
+    v_authors    bigint[];
+    v_sent       timestamptz[];
+    v_documents  tsvector[];
+    v_visible    tstzmultirange[];
+    v_excluded   text[];
+    v_participated bigint[] := '{}';
+    t            record;
 BEGIN
     v_result.ranked := '{}';
+    -- Three statements, so that no statement both calls a function that reads
+    -- the tables and reads them itself: on Citus such a statement is pushed
+    -- to a shard, where the function's own reads are refused.
+    -- 1. The candidates (functions only).
+    WITH newest AS MATERIALIZED (
+        SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
+               row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
+          FROM history._newest_matches(
+                   p_scope.tenant_key, p_query, p_scope.agent_key,
+                   CASE WHEN v_audience THEN p_scope.eligible_conversations ELSE p_scope.agent_conversations END,
+                   -- only matches inside the eligible windows count against the cap
+                   p_windows => CASE WHEN v_audience THEN p_scope.eligible_windows END,
+                   p_member_windows => NOT v_audience,
+                   p_authors => p_authors, p_after => p_after, p_before => p_before,
+                   p_count => p_settings.max_candidates + 1,
+                   p_audience => CASE WHEN p_refill THEN p_scope.audience END,
+                   p_audience_conversations => CASE WHEN p_refill THEN p_scope.audience_conversations END,
+                   p_audience_windows => CASE WHEN p_refill THEN p_scope.audience_windows END,
+                   p_exclude => CASE WHEN p_refill THEN p_scope.context END) n
+    ), eligible_windows AS (
+        SELECT * FROM unnest(p_scope.eligible_conversations, p_scope.eligible_windows) ew(conversation_key, visible)
+         WHERE v_audience
+        UNION ALL
+        SELECT * FROM history._member_windows(p_scope.tenant_key, p_scope.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
+         WHERE NOT v_audience
+    ), candidates AS MATERIALIZED (
+        SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
+               -- inside the eligible windows: only lineage and context can fail
+               history._ineligible_by(p_scope.tenant_key, c.message_key, c.sent_at, c.has_lineage, ew.visible, ew.visible,
+                                      p_scope.audience, p_scope.audience_conversations, p_scope.audience_windows,
+                                      p_scope.context) AS excluded_by
+          FROM newest c
+          JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
+         WHERE c.position <= p_settings.max_candidates AND c.sent_at <@ ew.visible
+    )
+    SELECT coalesce(array_agg(c.message_key), '{}'), array_agg(c.message_id), array_agg(c.conversation_key),
+           array_agg(c.author_key), array_agg(c.sent_at), array_agg(c.document), array_agg(c.visible),
+           array_agg(c.excluded_by),
+           count(*) FILTER (WHERE c.excluded_by = 'lineage'), count(*) FILTER (WHERE c.excluded_by = 'in_context'),
+           (SELECT count(*) FROM newest) > p_settings.max_candidates
+      INTO v_keys, v_ids, v_convs, v_authors, v_sent, v_documents, v_visible, v_excluded,
+           v_result.excluded_lineage, v_result.excluded_in_context, v_result.capped
+      FROM candidates c;
+
+    -- 2. The candidates' conversations where the requester (or a linked
+    -- account) wrote a message the audience may see: alive (the projection
+    -- holds live messages only), inside the eligible windows, its lineage
+    -- passing (the test of _lineage_blocked, inline). Another message never counts.
+    IF cardinality(p_scope.requester_accounts) > 0 AND array_position(v_excluded, NULL) IS NOT NULL THEN
+        SELECT coalesce(array_agg(w.conversation_key), '{}') INTO v_participated
+          FROM (SELECT DISTINCT ON (e.conversation_key) e.conversation_key, e.visible
+                  FROM unnest(v_convs, v_visible, v_excluded) e(conversation_key, visible, excluded_by)
+                 WHERE e.excluded_by IS NULL) w
+         WHERE EXISTS (SELECT FROM history.conversation_authors ca
+                        WHERE ca.author_key = ANY (p_scope.requester_accounts) AND ca.conversation_key = w.conversation_key
+                          AND ca.tenant_key = p_scope.tenant_key)
+           AND EXISTS (SELECT FROM unnest(w.visible) v(r), history.message_search_documents d
+                        WHERE d.conversation_key = w.conversation_key AND d.tenant_key = p_scope.tenant_key
+                          AND d.sent_at >= coalesce(lower(v.r), '-infinity') AND d.sent_at <@ v.r
+                          AND d.author_key = ANY (p_scope.requester_accounts)
+                          AND NOT (d.has_lineage AND coalesce(cardinality(p_scope.audience), 0) > 0 AND EXISTS (
+                                  SELECT 1 FROM history.message_lineage l
+                                   WHERE l.tenant_key = p_scope.tenant_key AND l.message_key = d.message_key
+                                     AND history._outside_windows(l.ancestor_conversation_key, l.ancestor_sent_at,
+                                                                  p_scope.audience_conversations, p_scope.audience_windows))));
+    END IF;
+
+    -- 3. Scored as one set (functions only): history._score's rarity and
+    -- length statistics come from the eligible candidates alone.
     FOR t IN
-        WITH newest AS MATERIALIZED (
-            SELECT n.message_key, n.message_id, n.conversation_key, n.author_key, n.sent_at, n.has_lineage, n.document,
-                   row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
-              FROM history._newest_matches(
-                       p_scope.tenant_key, p_query, p_scope.agent_key,
-                       CASE WHEN v_audience THEN p_scope.eligible_conversations ELSE p_scope.agent_conversations END,
-                       -- only matches inside the eligible windows count against the cap
-                       p_windows => CASE WHEN v_audience THEN p_scope.eligible_windows END,
-                       p_member_windows => NOT v_audience,
-                       p_authors => p_authors, p_after => p_after, p_before => p_before,
-                       p_count => p_settings.max_candidates + 1,
-                       p_audience => CASE WHEN p_refill THEN p_scope.audience END,
-                       p_audience_conversations => CASE WHEN p_refill THEN p_scope.audience_conversations END,
-                       p_audience_windows => CASE WHEN p_refill THEN p_scope.audience_windows END,
-                       p_exclude => CASE WHEN p_refill THEN p_scope.context END) n
-        ), eligible_windows AS (
-            SELECT * FROM unnest(p_scope.eligible_conversations, p_scope.eligible_windows) ew(conversation_key, visible)
-             WHERE v_audience
-            UNION ALL
-            SELECT * FROM history._member_windows(p_scope.tenant_key, p_scope.agent_key, ARRAY(SELECT DISTINCT conversation_key FROM newest))
-             WHERE NOT v_audience
-        ), candidates AS MATERIALIZED (
-            SELECT c.message_key, c.message_id, c.conversation_key, c.author_key, c.sent_at, c.document, ew.visible,
-                   -- inside the eligible windows: only lineage and context can fail
-                   history._ineligible_by(p_scope.tenant_key, c.message_key, c.sent_at, c.has_lineage, ew.visible, ew.visible,
-                                          p_scope.audience, p_scope.audience_conversations, p_scope.audience_windows,
-                                          p_scope.context) AS excluded_by
-              FROM newest c
-              JOIN eligible_windows ew ON ew.conversation_key = c.conversation_key
-             WHERE c.position <= p_settings.max_candidates AND c.sent_at <@ ew.visible
-        ), participated AS (
-            -- The candidates' conversations where the requester (or a linked
-            -- account) wrote a message the audience may see: alive (the
-            -- projection holds live messages only), inside the eligible
-            -- windows, its lineage passing. Another message never counts.
-            SELECT coalesce(array_agg(w.conversation_key), '{}') AS conversation_keys
-              FROM (SELECT DISTINCT ON (e.conversation_key) e.conversation_key, e.visible
-                      FROM candidates e WHERE e.excluded_by IS NULL) w
-             WHERE EXISTS (SELECT FROM history.conversation_authors ca
-                            WHERE ca.author_key = ANY (p_scope.requester_accounts) AND ca.conversation_key = w.conversation_key
-                              AND ca.tenant_key = p_scope.tenant_key)
-               AND EXISTS (SELECT FROM unnest(w.visible) v(r), history.message_search_documents d
-                            WHERE d.conversation_key = w.conversation_key AND d.tenant_key = p_scope.tenant_key
-                              AND d.sent_at >= coalesce(lower(v.r), '-infinity') AND d.sent_at <@ v.r
-                              AND d.author_key = ANY (p_scope.requester_accounts)
-                              AND (NOT d.has_lineage
-                                   OR NOT history._lineage_blocked(p_scope.tenant_key, d.message_key, p_scope.audience_conversations,
-                                                                   p_scope.audience_windows, p_scope.audience)))
-        ), top AS (
-            -- history._score ranks the eligible candidates as one set: its
-            -- rarity and length statistics come from them alone.
-            SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-                   s.named_speaker, s.session, s.period, s.tells_time, s.total
-              FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
-                           array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
-                           array_agg(e.sent_at) AS sent_at
-                      FROM candidates e WHERE e.excluded_by IS NULL) a
-             CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
-                                               p_terms, p_name_terms, p_scope.requester_accounts, p_scope.conversation_key,
-                                               (SELECT p.conversation_keys FROM participated p),
-                                               p_named_authors, p_settings, now(), p_period, p_asks_when) s
-              JOIN candidates c ON c.message_key = s.message_key
-             ORDER BY s.total DESC, c.sent_at DESC, c.message_id
-             LIMIT p_limit
-        ), counts AS (
-            SELECT (SELECT count(*) FROM candidates WHERE excluded_by = 'lineage') AS lineage,
-                   (SELECT count(*) FROM candidates WHERE excluded_by = 'in_context') AS in_context,
-                   (SELECT count(*) FROM newest) > p_settings.max_candidates AS capped
+        WITH candidates AS MATERIALIZED (
+            SELECT * FROM unnest(v_keys, v_ids, v_convs, v_authors, v_sent, v_documents, v_visible, v_excluded)
+                   c(message_key, message_id, conversation_key, author_key, sent_at, document, visible, excluded_by)
         )
-        -- one row even without hits: the counts
-        SELECT k.lineage, k.in_context, k.capped, x.*,
+        SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
+               s.named_speaker, s.session, s.period, s.tells_time, s.total,
                ARRAY(SELECT term FROM unnest(p_terms) WITH ORDINALITY q(term, ord)
-                      WHERE term = ANY (tsvector_to_array(x.document)) ORDER BY ord) AS matched_terms
-          FROM counts k LEFT JOIN top x ON true
-         ORDER BY x.total DESC, x.sent_at DESC, x.message_id
+                      WHERE term = ANY (tsvector_to_array(c.document)) ORDER BY ord) AS matched_terms
+          FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
+                       array_agg(e.author_key) AS authors, array_agg(e.conversation_key) AS conversations,
+                       array_agg(e.sent_at) AS sent_at
+                  FROM candidates e WHERE e.excluded_by IS NULL) a
+         CROSS JOIN LATERAL history._score(a.message_keys, a.documents, a.authors, a.conversations, a.sent_at,
+                                           p_terms, p_name_terms, p_scope.requester_accounts, p_scope.conversation_key,
+                                           v_participated, p_named_authors, p_settings, now(), p_period, p_asks_when) s
+          JOIN candidates c ON c.message_key = s.message_key
+         ORDER BY s.total DESC, c.sent_at DESC, c.message_id
+         LIMIT p_limit
     LOOP
-        v_result.excluded_lineage := t.lineage;
-        v_result.excluded_in_context := t.in_context;
-        v_result.capped := t.capped;
-        CONTINUE WHEN t.message_key IS NULL;
         v_c.message_key := t.message_key;
         v_c.message_id := t.message_id;
         v_c.conversation_key := t.conversation_key;

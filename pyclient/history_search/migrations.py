@@ -221,7 +221,7 @@ def read_plan(path: str | os.PathLike[str] | None = None) -> Plan:
         """The tags planned after change ``index`` and before ``next_index``."""
         return [tag for before, tag in tag_positions if index < before <= next_index]
 
-    deploy_dir = path.parent / "deploy"
+    deploy_dir = path.parent / TOP_DIR / "deploy"  # sqitch.conf: top_dir = db, beside the plan
 
     ids: list[str] = []
     scripts: list[str] = []

@@ -58,7 +58,7 @@ _F_SQL = "CALL history.search_history(%(run)s, %(q)s)"
 # The run's parameters, shared by B1, P1 and P2.
 _RUN_CTES = """
 r AS MATERIALIZED (
-    SELECT run_key, agent_key, conversation_key, requester_key, audience_keys,
+    SELECT run_key, tenant_key, agent_key, conversation_key, requester_key, audience_keys,
            loaded_message_keys || current_message_key AS context
       FROM history.runs WHERE run_token = %(run)s),
 st AS MATERIALIZED (SELECT * FROM history.search_settings),
@@ -70,7 +70,7 @@ ra AS MATERIALIZED (
 # B1, B1r and P2 compute the windows inside the statement, as F does per search.
 _INLINE_CTES = _RUN_CTES + """,
 au AS MATERIALIZED (
-    SELECT w.conversation_key, w.visible FROM r, history._audience_windows(r.audience_keys, NULL) w),
+    SELECT w.conversation_key, w.visible FROM r, history._audience_windows(r.tenant_key, r.audience_keys, NULL) w),
 ew AS MATERIALIZED (
     SELECT au.conversation_key, a.visible * au.visible AS visible
       FROM r CROSS JOIN au
@@ -107,7 +107,7 @@ ew AS (SELECT * FROM unnest(%(ew_convs)s::bigint[], %(ew_vis)s::tstzmultirange[]
 _ELIGIBLE_WHERE = """
        d.sent_at <@ ew.visible
    AND history._ineligible_by(
-        d.message_key, d.sent_at, d.has_lineage, ew.visible, ew.visible, r.audience_keys,
+        r.tenant_key, d.message_key, d.sent_at, d.has_lineage, ew.visible, ew.visible, r.audience_keys,
         (SELECT array_agg(conversation_key) FROM au), (SELECT array_agg(visible) FROM au), r.context) IS NULL
 """
 
@@ -126,7 +126,7 @@ newest AS MATERIALIZED (
      CROSS JOIN (SELECT coalesce(array_agg(ew.conversation_key), '{{}}') AS keys,
                         coalesce(array_agg(ew.visible), '{{}}') AS visible FROM ew) e
      CROSS JOIN LATERAL history._newest_matches(
-         %(tq)s::tsquery, r.agent_key,
+         r.tenant_key, %(tq)s::tsquery, r.agent_key,
          CASE WHEN cardinality(r.audience_keys) > 0 THEN e.keys ELSE ac.keys END,
          CASE WHEN cardinality(r.audience_keys) > 0 THEN e.visible END,
          coalesce(cardinality(r.audience_keys), 0) = 0,
@@ -185,13 +185,13 @@ counted AS MATERIALIZED (
     SELECT n.message_key, n.conversation_key, n.sent_at,
            row_number() OVER (ORDER BY n.sent_at DESC, n.message_id DESC) AS position
       FROM r CROSS JOIN agent_conversations ac CROSS JOIN st
-     CROSS JOIN LATERAL history._newest_matches(%(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
+     CROSS JOIN LATERAL history._newest_matches(r.tenant_key, %(tq)s::tsquery, r.agent_key, ac.keys, NULL, false,
                                                 NULL, NULL, NULL, st.max_counted_candidates + 1) n),
 counted_windows AS (  -- as F: the agent's windows in the counted conversations, one probe each
     SELECT w.conversation_key, w.visible
-      FROM history._member_windows((SELECT agent_key FROM r), ARRAY(SELECT DISTINCT conversation_key FROM counted)) w),
+      FROM history._member_windows((SELECT tenant_key FROM r), (SELECT agent_key FROM r), ARRAY(SELECT DISTINCT conversation_key FROM counted)) w),
 classified AS (  -- F's eligibility rule, history._ineligible_by, as F calls it here: perspective and audience
-    SELECT history._ineligible_by(c.message_key, c.sent_at, false, cw.visible, au.visible, r.audience_keys,
+    SELECT history._ineligible_by(r.tenant_key, c.message_key, c.sent_at, false, cw.visible, au.visible, r.audience_keys,
                                   '{}', '{}', '{}') AS rule
       FROM counted c CROSS JOIN r
       JOIN counted_windows cw ON cw.conversation_key = c.conversation_key
