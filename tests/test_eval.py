@@ -60,6 +60,15 @@ def test_ranking_metrics():
     assert m["returned8"] == 5
 
 
+def test_evidence_places():
+    # hits a, b (b's neighbours x, y); evidence: a hit, a neighbour, one ranked 9-20, one matching a
+    # query term below 20, one matching none
+    ranked = ["a", "b", "c1", "c2", "c3", "c4", "c5", "c6", "r9"]
+    places = runner.evidence_places(ranked, {"b": {"x", "y"}}, {"a", "y", "r9", "far", "silent"}, {"a", "r9", "far"})
+    assert places == {"hit": 1, "neighbour": 1, "ranked_9_20": 1, "below_20": 1, "no_term": 1}
+    assert list(places) == list(runner.PLACES)
+
+
 def test_eval_smoke(db_dsn, tmp_path, capsys):
     rc = cli_main(["eval", "--data", str(DATA), "--dsn", db_dsn, "--out", str(tmp_path), "--ablation", "--quiet"])
     assert rc == 0
@@ -75,11 +84,15 @@ def test_eval_smoke(db_dsn, tmp_path, capsys):
             assert 0 <= groups["1-4"][key] <= 1, (system, key)
         assert groups["1-4"]["r5"] <= groups["1-4"]["r8"] <= groups["1-4"]["r20"]
         assert groups["1-4"]["r8"] <= groups["1-4"]["ctx8"]
+        # every evidence turn of the four scored questions of categories 1-4 is in exactly one place
+        assert set(groups["1-4"]["places"]) == set(runner.PLACES), system
+        assert sum(groups["1-4"]["places"].values()) == 5, system
     # every nonzero signal weight is ablated in both date variants
     assert "actor_weight" in results["ablation"] and "recency_weight" in results["ablation"]
     assert all(set(v) == {"locomo", "recent"} for v in results["ablation"].values())
     md = (tmp_path / "results.md").read_text()
     assert "| history-search, LoCoMo's dates |" in md and "Ablation" in md and md.rstrip().endswith(f"`{lines[-1]}`")
+    assert "Where the evidence turns are" in md
     assert (tmp_path / "chart.png").stat().st_size > 0
     # the settings the run changed are restored
     import psycopg

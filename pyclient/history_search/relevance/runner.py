@@ -27,10 +27,12 @@ from typing import Any, Callable, Sequence
 from . import locomo
 from .bm25 import BM25
 
-__all__ = ["add_arguments", "run", "main", "evaluate_ranking", "summary_line"]
+__all__ = ["add_arguments", "run", "main", "evaluate_ranking", "evidence_places", "summary_line"]
 
 LIMIT = 20
 KS = (5, 8, 20)
+# Where an evidence turn ended up for one question (evidence_places), in report order.
+PLACES = ("hit", "neighbour", "ranked_9_20", "below_20", "no_term")
 CONTEXT_K = 8
 NEIGHBOURS = 2  # each side, for the baselines (search returns its own)
 VARIANTS = ("locomo", "recent")
@@ -97,6 +99,34 @@ def evaluate_ranking(ranked: list[str], neighbours: dict[str, set[str]], evidenc
     return out
 
 
+def evidence_places(ranked: list[str], neighbours: dict[str, set[str]], evidence: set[str],
+                    matching: set[str]) -> dict[str, int]:
+    """Where each evidence turn of one question ended up: a hit in the first 8 (``hit``); shown only as
+    a neighbour of one (``neighbour``); else ranked 9-20 (``ranked_9_20``), matching a query term but
+    not in the first 20 (``below_20``), or matching no term of the query at all (``no_term``: no
+    lexical ranking makes it a hit). ``matching``: the turns that contain a query term."""
+    out = dict.fromkeys(PLACES, 0)
+    context: set[str] = set()
+    for h in ranked[:CONTEXT_K]:
+        context |= neighbours.get(h, set())
+    for e in evidence:
+        if e in ranked[:CONTEXT_K]:
+            out["hit"] += 1
+        elif e in context:
+            out["neighbour"] += 1
+        elif e in ranked[:LIMIT]:
+            out["ranked_9_20"] += 1
+        elif e in matching:
+            out["below_20"] += 1
+        else:
+            out["no_term"] += 1
+    return out
+
+
+def _matching(docs: dict[str, dict[str, int]], turns: set[str], terms: list[str]) -> set[str]:
+    return {d for d in turns if any(t in docs[d] for t in terms)}
+
+
 def _aggregate(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Mean of each figure per category, over categories 1-4 and for 5 apart; recall@8 by evidence author."""
     out: dict[str, dict[str, Any]] = {}
@@ -113,6 +143,7 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             total = sum(r["by_role"][role][1] for r in sel)
             agg[f"r8_{role}"] = round(found / total, 4) if total else None
             agg[f"evidence_{role}"] = total
+        agg["places"] = {p: sum(r["places"][p] for r in sel) for p in PLACES}
         out[g] = agg
     return out
 
@@ -210,14 +241,17 @@ def _search_pass(conn: Any, convs: Sequence[locomo.Conversation], loaded: dict[t
         for conv in convs:
             ids = loaded[(variant, conv.name)]
             authors = {t.dia_id: t.speaker for t in conv.turns}
+            docs = _documents(conn, ids, conv)
             for q in conv.questions:
                 if not q.evidence:
                     continue
                 requester, res = _ask(conn, q, conv, ids)
                 ev = set(q.evidence)
+                terms = conn.execute(QUERY_TERMS_SQL, {"q": q.question}).fetchone()[0]
                 row = {"conversation": conv.name, "index": q.index, "category": q.category,
                        "requester": requester, **evaluate_ranking(res["ranked"], res["neighbours"], ev),
-                       "by_role": _by_role(res["ranked"], ev, authors, requester), "ranked": res["ranked"][:8]}
+                       "by_role": _by_role(res["ranked"], ev, authors, requester), "ranked": res["ranked"][:8],
+                       "places": evidence_places(res["ranked"], res["neighbours"], ev, _matching(docs, ev, terms))}
                 rows.append(row)
         say(f"  {label} {variant}: {len(rows)} searches in {time.monotonic() - started:.1f}s")
         out[variant] = rows
@@ -260,7 +294,8 @@ def _baselines(conn: Any, convs: Sequence[locomo.Conversation],
             for name, r in (("bm25", ranked), ("ts_rank", ts)):
                 rows[name].append({"conversation": conv.name, "index": q.index, "category": q.category,
                                    "requester": requester, **evaluate_ranking(r, nb, ev),
-                                   "by_role": _by_role(r, ev, authors, requester), "ranked": r[:8]})
+                                   "by_role": _by_role(r, ev, authors, requester), "ranked": r[:8],
+                                   "places": evidence_places(r, nb, ev, _matching(docs, ev, terms))})
     return rows
 
 
@@ -329,7 +364,7 @@ def _eval(args: argparse.Namespace, dsn: str) -> int:
         finally:
             _apply_settings(conn, previous)
     results["per_question"] = {k: [{x: r[x] for x in ("conversation", "index", "category", "requester", "r8",
-                                                      "ctx8", "rr", "ranked")} for r in v]
+                                                      "ctx8", "rr", "ranked", "places")} for r in v]
                                for k, v in systems.items()}
     results["seconds"] = round(time.monotonic() - started, 1)
     results["summary"] = summary_line(results)
