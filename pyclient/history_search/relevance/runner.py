@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import secrets
 import sys
 import time
@@ -24,7 +25,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import locomo
+from . import locomo, restatement
 from .bm25 import BM25
 
 __all__ = ["add_arguments", "run", "main", "evaluate_ranking", "evidence_places", "summary_line"]
@@ -258,9 +259,32 @@ def _search_pass(conn: Any, convs: Sequence[locomo.Conversation], loaded: dict[t
     return out
 
 
+QUESTION_SQL = """
+SELECT lower(history._query_period(%(q)s, now())), upper(history._query_period(%(q)s, now())),
+       history._query_asks_when(%(q)s, history._query_languages())::text, now()
+"""
+
+
+def _restated(conn: Any, conv: locomo.Conversation, docs: dict[str, dict[str, int]], q: locomo.Question,
+              terms: list[str], requester: str, params: restatement.Params) -> list[str]:
+    """The question ranked by history._score restated (relevance/restatement.py), LoCoMo's dates."""
+    names = {s: set(conn.execute(QUERY_TERMS_SQL, {"q": s}).fetchone()[0]) for s in conv.speakers}
+    lower, upper, asks_when, now = conn.execute(QUESTION_SQL, {"q": q.question}).fetchone()
+    turns = [restatement.Turn(t.dia_id, t.speaker, t.sent_at, docs[t.dia_id]) for t in conv.turns]
+    return restatement.rank(
+        turns, terms, {t for s in names.values() for t in s} & set(terms),
+        {s for s, n in names.items() if n & set(terms)}, requester,
+        (lower, upper) if lower is not None else None,
+        None if asks_when is None else set(_QUOTED.findall(asks_when)), now, params, LIMIT)
+
+
+_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+
+
 def _baselines(conn: Any, convs: Sequence[locomo.Conversation],
-               loaded: dict[tuple[str, str], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    rows: dict[str, list[dict[str, Any]]] = {"bm25": [], "ts_rank": []}
+               loaded: dict[tuple[str, str], dict[str, Any]],
+               params: restatement.Params) -> dict[str, list[dict[str, Any]]]:
+    rows: dict[str, list[dict[str, Any]]] = {"bm25": [], "ts_rank": [], "restatement": []}
     for conv in convs:
         ids = loaded[(VARIANTS[0], conv.name)]
         docs = _documents(conn, ids, conv)
@@ -291,7 +315,8 @@ def _baselines(conn: Any, convs: Sequence[locomo.Conversation],
                         ORDER BY ts_rank(d.document, %s::tsquery) DESC, d.sent_at DESC, d.message_id DESC
                         LIMIT %s""",
                     (conv_key, query, [ids["message"](d) for d in order], query, LIMIT)).fetchall()]
-            for name, r in (("bm25", ranked), ("ts_rank", ts)):
+            restated = _restated(conn, conv, docs, q, terms, requester, params)
+            for name, r in (("bm25", ranked), ("ts_rank", ts), ("restatement", restated)):
                 rows[name].append({"conversation": conv.name, "index": q.index, "category": q.category,
                                    "requester": requester, **evaluate_ranking(r, nb, ev),
                                    "by_role": _by_role(r, ev, authors, requester), "ranked": r[:8],
@@ -349,9 +374,13 @@ def _eval(args: argparse.Namespace, dsn: str) -> int:
             results["settings"] = conn.execute(
                 "SELECT to_jsonb(s) - 'singleton' FROM history.search_settings s").fetchone()[0]
             per_question = _search_pass(conn, convs, loaded, say, "search")
-            base = _baselines(conn, convs, loaded)
+            base = _baselines(conn, convs, loaded, restatement.Params.from_settings(results["settings"]))
             systems = {"search_locomo": per_question["locomo"], "search_recent": per_question["recent"], **base}
             results["systems"] = {k: _aggregate(v) for k, v in systems.items()}
+            # the share of questions whose first 8 the restatement ranks exactly as search did
+            results["restatement_agreement"] = round(sum(
+                a["ranked"] == b["ranked"] for a, b in zip(systems["restatement"], systems["search_locomo"]))
+                / max(len(systems["restatement"]), 1), 4)
             if args.ablation:
                 results["ablation"] = {}
                 for weight in _signal_weights(conn):
