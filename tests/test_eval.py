@@ -60,6 +60,36 @@ def test_ranking_metrics():
     assert m["returned8"] == 5
 
 
+def test_evidence_places():
+    # hits a, b (b's neighbours x, y); evidence: a hit, a neighbour, one ranked 9-20, one matching a
+    # query term below 20, one matching none
+    ranked = ["a", "b", "c1", "c2", "c3", "c4", "c5", "c6", "r9"]
+    places = runner.evidence_places(ranked, {"b": {"x", "y"}}, {"a", "y", "r9", "far", "silent"}, {"a", "r9", "far"})
+    assert places == {"hit": 1, "neighbour": 1, "ranked_9_20": 1, "below_20": 1, "no_term": 1}
+    assert list(places) == list(runner.PLACES)
+
+
+def test_restatement_session_and_neighbourhood():
+    from datetime import datetime, timedelta, timezone
+
+    from history_search.relevance import restatement as rs
+
+    t0 = datetime(2023, 5, 1, tzinfo=timezone.utc)
+    turns = [rs.Turn("D1:1", "Ada", t0, {"museum": 1, "kid": 1}),            # strong, in session 1
+             rs.Turn("D1:2", "Ben", t0 + timedelta(seconds=30), {"yesterday": 1}),  # the reply: matches nothing
+             rs.Turn("D1:3", "Ada", t0 + timedelta(seconds=60), {"kid": 1, "park": 1}),
+             rs.Turn("D2:1", "Ada", t0 + timedelta(days=3), {"kid": 1, "zoo": 1})]  # same text score, alone
+    def go(p: rs.Params) -> list[str]:
+        return rs.rank(turns, ["museum", "kid"], set(), set(), "Ada", None, None, t0, p)
+    # D1:3 and D2:1 tie on text; D1:3's session holds the best match: it ranks first, the newer one without
+    assert go(rs.Params()) == ["D1:1", "D1:3", "D2:1"]
+    assert go(rs.Params(session=0)) == ["D1:1", "D2:1", "D1:3"]
+    # joined neighbours of the best match rank too, by the neighbourhood score alone
+    assert go(rs.Params(neighbourhood=0.3, joined=1))[:2] == ["D1:1", "D1:3"] and "D1:2" in go(
+        rs.Params(neighbourhood=0.3, joined=1))
+    assert rs._interval("00:30:00") == timedelta(minutes=30) and rs._interval("3 days") == timedelta(days=3)
+
+
 def test_eval_smoke(db_dsn, tmp_path, capsys):
     rc = cli_main(["eval", "--data", str(DATA), "--dsn", db_dsn, "--out", str(tmp_path), "--ablation", "--quiet"])
     assert rc == 0
@@ -68,18 +98,24 @@ def test_eval_smoke(db_dsn, tmp_path, capsys):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["summary"] == lines[-1]
     assert results["data_stats"]["dropped"] == 1 and results["data_stats"]["questions_scored"] == 5
-    assert set(results["systems"]) == {"search_locomo", "search_recent", "bm25", "ts_rank"}
+    assert set(results["systems"]) == {"search_locomo", "search_recent", "bm25", "ts_rank", "restatement"}
+    # history._score restated in Python ranks every question's first 8 as search did
+    assert results["restatement_agreement"] == 1.0
     for system, groups in results["systems"].items():
         assert groups["1-4"]["n"] == 4 and groups["5"]["n"] == 1, system
         for key in ("r5", "r8", "r20", "ctx8", "rr"):
             assert 0 <= groups["1-4"][key] <= 1, (system, key)
         assert groups["1-4"]["r5"] <= groups["1-4"]["r8"] <= groups["1-4"]["r20"]
         assert groups["1-4"]["r8"] <= groups["1-4"]["ctx8"]
+        # every evidence turn of the four scored questions of categories 1-4 is in exactly one place
+        assert set(groups["1-4"]["places"]) == set(runner.PLACES), system
+        assert sum(groups["1-4"]["places"].values()) == 5, system
     # every nonzero signal weight is ablated in both date variants
     assert "actor_weight" in results["ablation"] and "recency_weight" in results["ablation"]
     assert all(set(v) == {"locomo", "recent"} for v in results["ablation"].values())
     md = (tmp_path / "results.md").read_text()
     assert "| history-search, LoCoMo's dates |" in md and "Ablation" in md and md.rstrip().endswith(f"`{lines[-1]}`")
+    assert "Where the evidence turns are" in md
     assert (tmp_path / "chart.png").stat().st_size > 0
     # the settings the run changed are restored
     import psycopg

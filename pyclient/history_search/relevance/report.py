@@ -43,6 +43,21 @@ def render(results: dict[str, Any]) -> str:
             continue
         out.append(f"| {gname} | {n} | " + " | ".join(
             f"{_f(s[k][g]['r8'])} / {_f(s[k][g]['ctx8'])}" for k in NAMES) + " |")
+    places = ("hit", "neighbour", "ranked_9_20", "below_20", "no_term")
+    out += ["", "Where the evidence turns are (categories 1–4, then search with LoCoMo's dates per category): "
+                "a hit in the first 8; shown only as a neighbour of one; missed, ranked 9–20; missed, matching a "
+                "query term but below 20; missed, matching no term of the question (no lexical ranking makes "
+                "it a hit):", "",
+            "| system | evidence | hit | neighbour | ranked 9–20 | below 20 | no term |", "|---|---|---|---|---|---|---|"]
+
+    def places_row(name: str, a: dict[str, Any]) -> str:
+        total = sum(a["places"].values())
+        return f"| {name} | {total} | " + " | ".join(f"{a['places'][p]}" for p in places) + " |"
+    for k, name in NAMES.items():
+        out.append(places_row(name, s[k]["1-4"]))
+    for g, gname in GROUP_NAMES.items():
+        if g != "1-4" and s["search_locomo"][g]["n"]:
+            out.append(places_row(f"search, LoCoMo's dates, {gname}", s["search_locomo"][g]))
     abl = results.get("ablation")
     if abl:
         full = {v: s[f"search_{v}"]["1-4"] for v in ("locomo", "recent")}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import secrets
 import sys
 import time
@@ -24,13 +25,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import locomo
+from . import locomo, restatement
 from .bm25 import BM25
 
-__all__ = ["add_arguments", "run", "main", "evaluate_ranking", "summary_line"]
+__all__ = ["add_arguments", "run", "main", "evaluate_ranking", "evidence_places", "summary_line"]
 
 LIMIT = 20
 KS = (5, 8, 20)
+# Where an evidence turn ended up for one question (evidence_places), in report order.
+PLACES = ("hit", "neighbour", "ranked_9_20", "below_20", "no_term")
 CONTEXT_K = 8
 NEIGHBOURS = 2  # each side, for the baselines (search returns its own)
 VARIANTS = ("locomo", "recent")
@@ -97,6 +100,34 @@ def evaluate_ranking(ranked: list[str], neighbours: dict[str, set[str]], evidenc
     return out
 
 
+def evidence_places(ranked: list[str], neighbours: dict[str, set[str]], evidence: set[str],
+                    matching: set[str]) -> dict[str, int]:
+    """Where each evidence turn of one question ended up: a hit in the first 8 (``hit``); shown only as
+    a neighbour of one (``neighbour``); else ranked 9-20 (``ranked_9_20``), matching a query term but
+    not in the first 20 (``below_20``), or matching no term of the query at all (``no_term``: no
+    lexical ranking makes it a hit). ``matching``: the turns that contain a query term."""
+    out = dict.fromkeys(PLACES, 0)
+    context: set[str] = set()
+    for h in ranked[:CONTEXT_K]:
+        context |= neighbours.get(h, set())
+    for e in evidence:
+        if e in ranked[:CONTEXT_K]:
+            out["hit"] += 1
+        elif e in context:
+            out["neighbour"] += 1
+        elif e in ranked[:LIMIT]:
+            out["ranked_9_20"] += 1
+        elif e in matching:
+            out["below_20"] += 1
+        else:
+            out["no_term"] += 1
+    return out
+
+
+def _matching(docs: dict[str, dict[str, int]], turns: set[str], terms: list[str]) -> set[str]:
+    return {d for d in turns if any(t in docs[d] for t in terms)}
+
+
 def _aggregate(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Mean of each figure per category, over categories 1-4 and for 5 apart; recall@8 by evidence author."""
     out: dict[str, dict[str, Any]] = {}
@@ -113,6 +144,7 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             total = sum(r["by_role"][role][1] for r in sel)
             agg[f"r8_{role}"] = round(found / total, 4) if total else None
             agg[f"evidence_{role}"] = total
+        agg["places"] = {p: sum(r["places"][p] for r in sel) for p in PLACES}
         out[g] = agg
     return out
 
@@ -210,23 +242,49 @@ def _search_pass(conn: Any, convs: Sequence[locomo.Conversation], loaded: dict[t
         for conv in convs:
             ids = loaded[(variant, conv.name)]
             authors = {t.dia_id: t.speaker for t in conv.turns}
+            docs = _documents(conn, ids, conv)
             for q in conv.questions:
                 if not q.evidence:
                     continue
                 requester, res = _ask(conn, q, conv, ids)
                 ev = set(q.evidence)
+                terms = conn.execute(QUERY_TERMS_SQL, {"q": q.question}).fetchone()[0]
                 row = {"conversation": conv.name, "index": q.index, "category": q.category,
                        "requester": requester, **evaluate_ranking(res["ranked"], res["neighbours"], ev),
-                       "by_role": _by_role(res["ranked"], ev, authors, requester), "ranked": res["ranked"][:8]}
+                       "by_role": _by_role(res["ranked"], ev, authors, requester), "ranked": res["ranked"][:8],
+                       "places": evidence_places(res["ranked"], res["neighbours"], ev, _matching(docs, ev, terms))}
                 rows.append(row)
         say(f"  {label} {variant}: {len(rows)} searches in {time.monotonic() - started:.1f}s")
         out[variant] = rows
     return out
 
 
+QUESTION_SQL = """
+SELECT lower(history._query_period(%(q)s, now())), upper(history._query_period(%(q)s, now())),
+       history._query_asks_when(%(q)s, history._query_languages())::text, now()
+"""
+
+
+def _restated(conn: Any, conv: locomo.Conversation, docs: dict[str, dict[str, int]], q: locomo.Question,
+              terms: list[str], requester: str, params: restatement.Params) -> list[str]:
+    """The question ranked by history._score restated (relevance/restatement.py), LoCoMo's dates."""
+    names = {s: set(conn.execute(QUERY_TERMS_SQL, {"q": s}).fetchone()[0]) for s in conv.speakers}
+    lower, upper, asks_when, now = conn.execute(QUESTION_SQL, {"q": q.question}).fetchone()
+    turns = [restatement.Turn(t.dia_id, t.speaker, t.sent_at, docs[t.dia_id]) for t in conv.turns]
+    return restatement.rank(
+        turns, terms, {t for s in names.values() for t in s} & set(terms),
+        {s for s, n in names.items() if n & set(terms)}, requester,
+        (lower, upper) if lower is not None else None,
+        None if asks_when is None else set(_QUOTED.findall(asks_when)), now, params, LIMIT)
+
+
+_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+
+
 def _baselines(conn: Any, convs: Sequence[locomo.Conversation],
-               loaded: dict[tuple[str, str], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    rows: dict[str, list[dict[str, Any]]] = {"bm25": [], "ts_rank": []}
+               loaded: dict[tuple[str, str], dict[str, Any]],
+               params: restatement.Params) -> dict[str, list[dict[str, Any]]]:
+    rows: dict[str, list[dict[str, Any]]] = {"bm25": [], "ts_rank": [], "restatement": []}
     for conv in convs:
         ids = loaded[(VARIANTS[0], conv.name)]
         docs = _documents(conn, ids, conv)
@@ -257,10 +315,12 @@ def _baselines(conn: Any, convs: Sequence[locomo.Conversation],
                         ORDER BY ts_rank(d.document, %s::tsquery) DESC, d.sent_at DESC, d.message_id DESC
                         LIMIT %s""",
                     (conv_key, query, [ids["message"](d) for d in order], query, LIMIT)).fetchall()]
-            for name, r in (("bm25", ranked), ("ts_rank", ts)):
+            restated = _restated(conn, conv, docs, q, terms, requester, params)
+            for name, r in (("bm25", ranked), ("ts_rank", ts), ("restatement", restated)):
                 rows[name].append({"conversation": conv.name, "index": q.index, "category": q.category,
                                    "requester": requester, **evaluate_ranking(r, nb, ev),
-                                   "by_role": _by_role(r, ev, authors, requester), "ranked": r[:8]})
+                                   "by_role": _by_role(r, ev, authors, requester), "ranked": r[:8],
+                                   "places": evidence_places(r, nb, ev, _matching(docs, ev, terms))})
     return rows
 
 
@@ -314,9 +374,13 @@ def _eval(args: argparse.Namespace, dsn: str) -> int:
             results["settings"] = conn.execute(
                 "SELECT to_jsonb(s) - 'singleton' FROM history.search_settings s").fetchone()[0]
             per_question = _search_pass(conn, convs, loaded, say, "search")
-            base = _baselines(conn, convs, loaded)
+            base = _baselines(conn, convs, loaded, restatement.Params.from_settings(results["settings"]))
             systems = {"search_locomo": per_question["locomo"], "search_recent": per_question["recent"], **base}
             results["systems"] = {k: _aggregate(v) for k, v in systems.items()}
+            # the share of questions whose first 8 the restatement ranks exactly as search did
+            results["restatement_agreement"] = round(sum(
+                a["ranked"] == b["ranked"] for a, b in zip(systems["restatement"], systems["search_locomo"]))
+                / max(len(systems["restatement"]), 1), 4)
             if args.ablation:
                 results["ablation"] = {}
                 for weight in _signal_weights(conn):
@@ -329,7 +393,7 @@ def _eval(args: argparse.Namespace, dsn: str) -> int:
         finally:
             _apply_settings(conn, previous)
     results["per_question"] = {k: [{x: r[x] for x in ("conversation", "index", "category", "requester", "r8",
-                                                      "ctx8", "rr", "ranked")} for r in v]
+                                                      "ctx8", "rr", "ranked", "places")} for r in v]
                                for k, v in systems.items()}
     results["seconds"] = round(time.monotonic() - started, 1)
     results["summary"] = summary_line(results)
