@@ -307,7 +307,8 @@ def _turn(dsn: str) -> dict[str, object]:
             seen[f"{tenant} ended"] = (rc.execute("SELECT history.run_status(%s)", (again,)).fetchone()[0],
                                        refused(lambda: Search(sc, again).search("Atlas", limit=1)))
             seen[f"{tenant} audit"] = sorted(
-                (e["hit_count"], e["excluded_audience"], e["excluded_speaker"], e["excluded_time"], e["status"])
+                (e["hit_count"], e["excluded_audience"], e["excluded_speaker"], e["excluded_time"],
+                 e["excluded_lineage"], e["excluded_in_context"], e["status"])
                 for r in (run, again) for e in Auditor(oc).search_events(run=r))
     return seen
 
@@ -514,6 +515,16 @@ def test_a_turn_on_the_coordinator_sees_what_one_node_sees(distributed):
     assert [h[0] for h in two[0] if h[0] not in {x[0] for x in one[0]}] == ["acme:only-two"]
     assert expected["t-one after delete"] and expected["t-one reply refused"]
     assert _turn(distributed) == expected
+
+
+@pytest.mark.parametrize(
+    "isolation", [psycopg.IsolationLevel.READ_COMMITTED, psycopg.IsolationLevel.REPEATABLE_READ],
+    ids=["read-committed", "repeatable-read"])
+def test_concurrent_searches_on_the_coordinator_keep_the_budget_exact(distributed, isolation):
+    # The run row's lock is a single-shard FOR UPDATE on the tenant's worker: two sessions racing one run
+    # end at exactly the budget there too, every search that returned audited.
+    from tests.test_search_concurrency import exhaust_the_budget_from_two_sessions
+    exhaust_the_budget_from_two_sessions(distributed, isolation)
 
 
 def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):

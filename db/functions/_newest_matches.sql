@@ -114,8 +114,13 @@ BEGIN
         v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations));
         IF v_strategy IS NULL THEN  -- it needs the list's estimates: only now worth their reads
             v_set_rows := history._listed_rows(p_conversations, v_total);
-            SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
-              FROM history.message_search_documents d;  -- two index probes
+            IF pg_catalog.current_setting('citus.version', true) IS NULL THEN
+                SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+                  FROM history.message_search_documents d;  -- two index probes
+            ELSE  -- on Citus the tenant's shard alone: without the tenant it is a read of every shard
+                SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+                  FROM history.message_search_documents d WHERE d.tenant_key = p_tenant;
+            END IF;
             v_hours := coalesce((history._time_buckets(v_newest))[1] / 2 - (history._time_buckets(v_oldest))[1] / 2 + 1, 1);
             v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations),
                                                       v_set_rows, v_hours);
