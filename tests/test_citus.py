@@ -253,6 +253,15 @@ def _as(dsn: str, role: str) -> Iterator[psycopg.Connection]:
         yield c
 
 
+def _refused(call) -> str | None:
+    """The SQLSTATE a call fails with, or None when it succeeds."""
+    try:
+        call()
+    except HistorySearchError as e:
+        return e.sqlstate
+    return None
+
+
 def _turn(dsn: str) -> dict[str, object]:
     """The demo's world in two tenants holding the same ids (the second has one more matching message), and
     in each a turn: searches with hits, neighbours and the reveal (speaker and time filters, the budget),
@@ -260,13 +269,6 @@ def _turn(dsn: str) -> dict[str, object]:
     owner reads it (an auditor's login cannot read the views on Citus: docs/scale-out.md)."""
     w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
     seen: dict[str, object] = {}
-
-    def refused(call) -> str | None:
-        try:
-            call()
-        except HistorySearchError as e:
-            return e.sqlstate
-        return None
 
     def hits(r) -> list[object]:
         # scores to 3 places: recency is measured from now(), a minute later on the second server
@@ -301,11 +303,11 @@ def _turn(dsn: str) -> dict[str, object]:
             first = Search(sc, again).search("Atlas launch date", limit=3)
             rt.delete_message(first.hits[0].message_id, w.ago(minutes=0.5))
             seen[f"{tenant} after delete"] = [(p.message_id, p.reason) for p in rt.check_delivery(again)]
-            seen[f"{tenant} reply refused"] = refused(
+            seen[f"{tenant} reply refused"] = _refused(
                 lambda: rt.record_reply(again, w.m("launch-7-reply-2"), "Still the 12th.", w.ago(minutes=0.4)))
             rt.end_run(again)
             seen[f"{tenant} ended"] = (rc.execute("SELECT history.run_status(%s)", (again,)).fetchone()[0],
-                                       refused(lambda: Search(sc, again).search("Atlas", limit=1)))
+                                       _refused(lambda: Search(sc, again).search("Atlas", limit=1)))
             seen[f"{tenant} audit"] = sorted(
                 (e["hit_count"], e["excluded_audience"], e["excluded_speaker"], e["excluded_time"],
                  e["excluded_lineage"], e["excluded_in_context"], e["status"])
@@ -318,13 +320,6 @@ def _writes(dsn: str) -> dict[str, object]:
     the owner see afterwards (never surrogate keys, which differ between databases)."""
     w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
     seen: dict[str, object] = {}
-
-    def refused(call) -> str | None:
-        try:
-            call()
-        except HistorySearchError as e:
-            return e.sqlstate
-        return None
 
     with _as(dsn, "history_runtime") as rc:
         def run_status(run) -> str:
@@ -341,15 +336,15 @@ def _writes(dsn: str) -> dict[str, object]:
             seen[f"{tenant} replied run"] = run_status(run)
             explicit = rt.begin_run(w.agent, w.launch, w.alice, w.m("ask"), audience=[w.alice, w.bob])
             rt.end_run(explicit)
-            seen[f"{tenant} ended run"] = (run_status(explicit), refused(lambda: rt.end_run(explicit)))
+            seen[f"{tenant} ended run"] = (run_status(explicit), _refused(lambda: rt.end_run(explicit)))
             rt.edit_message(w.m("ask"), "@helper where do we stand on the Atlas launch?", w.ago(minutes=7))
             rt.delete_message(w.m("reply"), w.ago(minutes=6))
-            seen[f"{tenant} edit deleted"] = refused(lambda: rt.edit_message(w.m("reply"), "again", w.ago(minutes=5)))
+            seen[f"{tenant} edit deleted"] = _refused(lambda: rt.edit_message(w.m("reply"), "again", w.ago(minutes=5)))
             rt.link_identity(w.m("proof-bob-carol"), w.bob, w.carol, w.ago(days=3))
             rt.revoke_proof(w.m("proof-alice-mail"), w.ago(days=2))
             rt.remove_member(w.leads, w.dave, w.ago(minutes=4))
             seen[f"{tenant} erased"] = rt.erase_account(w.carol, w.ago(minutes=3))
-            seen[f"{tenant} again"] = refused(lambda: rt.add_member(w.launch, w.alice, w.ago(days=1)))
+            seen[f"{tenant} again"] = _refused(lambda: rt.add_member(w.launch, w.alice, w.ago(days=1)))
     with psycopg.connect(dsn, autocommit=True) as c:  # the owner's view of what was written
         c.execute("CALL history.purge(now() + interval '1 minute')")
         seen["rows"] = c.execute(
