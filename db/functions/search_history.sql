@@ -30,6 +30,11 @@ BEGIN
     -- an exception handler, a function): 2D000, "invalid transaction termination".
     -- At the top level it commits only what the COMMIT after the search would.
     COMMIT;
+    -- The reveal compiled now, in the search's transaction: a session's first
+    -- compile reads pg_proc and may prune its pages, WAL that the search's
+    -- synchronous commit flushes; compiled after it, the reveal would wait
+    -- for that WAL (it waits for every WAL inserted before it began).
+    PERFORM history._search_reveal(NULL, NULL, NULL);
     result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
     COMMIT;
     result := history._search_reveal(p_run, result.search_event_id, p_query);
