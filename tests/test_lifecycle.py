@@ -345,6 +345,10 @@ def test_purge_removes_exactly_the_ended_runs_before_the_cutoff_and_resumes(conn
     purger.close()
     done = audit_rows(conn)
     assert done == rows_of(everything, kept)  # the open runs and the late ended run, untouched
+    # Each purged run's token goes with it (history.run_tokens: the token's tenant), the others stay.
+    tokens, runs = ("SELECT run_token, tenant_key FROM history.run_tokens", "SELECT run_token, tenant_key FROM history.runs")
+    assert set(conn.execute(tokens).fetchall()) == set(conn.execute(runs).fetchall())
+    assert len(conn.execute(tokens).fetchall()) == len(kept)
     assert rows_of(done, kept) == rows_of(everything, kept)
     # Running it again is a no-op.
     with psycopg.connect(db_dsn, autocommit=True) as again:

@@ -16,10 +16,10 @@ BEGIN
     IF p_run IS NULL THEN
         RAISE EXCEPTION 'p_run must be a run token, got NULL' USING ERRCODE = 'HS001';
     END IF;
-    -- A token names no tenant: find it first (on Citus a read of every shard), then
-    -- lock the row in a statement that names it (a single-shard one, the only kind
-    -- that takes row locks there). A run never changes tenant.
-    SELECT r.tenant_key INTO v_tenant FROM history.runs r WHERE r.run_token = p_run;
+    -- The token's tenant first (history.run_tokens: on Citus a local read of a
+    -- reference table), then the row locked in a statement that names it (a
+    -- single-shard one, the only kind that takes row locks there).
+    SELECT t.tenant_key INTO v_tenant FROM history.run_tokens t WHERE t.run_token = p_run;
     UPDATE history.runs r SET search_count = r.search_count
      WHERE r.run_token = p_run AND r.tenant_key = v_tenant RETURNING * INTO v_run;
     IF NOT FOUND THEN

@@ -55,6 +55,8 @@ BEGIN
     VALUES (v_tenant, v_agent, v_conversation, v_requester, v_current, v_loaded, v_explicit,
             coalesce(v_explicit, v_default))
     RETURNING * INTO v_run;
+    -- The token's tenant, so that calls naming the run by its token alone find its shard.
+    INSERT INTO history.run_tokens (run_token, tenant_key) VALUES (v_run.run_token, v_tenant);
 
     INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)
     VALUES (v_tenant, v_run.run_key, 'begin',

@@ -17,11 +17,14 @@ SET standard_conforming_strings = on
 AS $function$
 DECLARE
     v_run history.runs;
+    v_tenant integer;
 BEGIN
     IF p_run IS NULL THEN
         RAISE EXCEPTION 'p_run must be a run token, got NULL' USING ERRCODE = 'HS001';
     END IF;
-    SELECT * INTO v_run FROM history.runs r WHERE r.run_token = p_run;
+    -- The token's tenant first (history.run_tokens): the run is then read in its shard alone on Citus.
+    SELECT t.tenant_key INTO v_tenant FROM history.run_tokens t WHERE t.run_token = p_run;
+    SELECT * INTO v_run FROM history.runs r WHERE r.run_token = p_run AND r.tenant_key = v_tenant;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown run %', history._run_label(p_run) USING ERRCODE = 'HS002',
             HINT = 'A run is named by the first 12 hex digits of SHA-256 of its token.';

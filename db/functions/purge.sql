@@ -1,6 +1,7 @@
 -- purge: remove the runs that ended before p_before, with their audit rows
 -- (search events), evidence and trace, in foreign-key order (evidence and
--- trace, then events, then the run), p_batch_size runs per committed batch.
+-- trace, then events, then the run and its token), p_batch_size runs per
+-- committed batch.
 --   * Never an open run: only runs with ended_at < p_before (a run never reopens).
 --   * Interrupted, nothing is half-deleted (a batch is one transaction) and a
 --     new CALL continues with what is left; no progress table is needed.
@@ -17,6 +18,7 @@ LANGUAGE plpgsql
 AS $procedure$
 DECLARE
     v_runs     bigint[];
+    v_tokens   uuid[];
     v_batch    integer := 0;
     v_evidence bigint;
     v_trace    bigint;
@@ -41,8 +43,10 @@ BEGIN
     v_tenants := ARRAY(SELECT t.tenant_key FROM history.tenants t ORDER BY t.tenant_key);
     FOREACH v_tenant IN ARRAY v_tenants LOOP
         LOOP
-            SELECT coalesce(pg_catalog.array_agg(r.run_key ORDER BY r.run_key), '{}') INTO v_runs
-              FROM (SELECT r.run_key FROM history.runs r
+            SELECT coalesce(pg_catalog.array_agg(r.run_key ORDER BY r.run_key), '{}'),
+                   coalesce(pg_catalog.array_agg(r.run_token), '{}')
+              INTO v_runs, v_tokens
+              FROM (SELECT r.run_key, r.run_token FROM history.runs r
                      WHERE r.tenant_key OPERATOR(pg_catalog.=) v_tenant
                        AND r.ended_at OPERATOR(pg_catalog.<) p_before
                      ORDER BY r.ended_at, r.run_key
@@ -62,6 +66,7 @@ BEGIN
             DELETE FROM history.runs x
              WHERE x.tenant_key OPERATOR(pg_catalog.=) v_tenant AND x.run_key OPERATOR(pg_catalog.=) ANY (v_runs);
             GET DIAGNOSTICS v_done = ROW_COUNT;
+            DELETE FROM history.run_tokens x WHERE x.run_token OPERATOR(pg_catalog.=) ANY (v_tokens);
             COMMIT AND NO CHAIN;
 
             v_batch := v_batch OPERATOR(pg_catalog.+) 1;

@@ -21,7 +21,10 @@ BEGIN
     IF p_run IS NULL THEN
         RAISE EXCEPTION 'p_run must be a run token, got NULL' USING ERRCODE = 'HS001';
     END IF;
-    SELECT r.ended_at INTO v_ended_at FROM history.runs r WHERE r.run_token = p_run;
+    -- The token's tenant first (history.run_tokens): the run is then read in its shard alone on Citus.
+    SELECT r.ended_at INTO v_ended_at FROM history.runs r
+     WHERE r.run_token = p_run
+       AND r.tenant_key = (SELECT t.tenant_key FROM history.run_tokens t WHERE t.run_token = p_run);
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown run' USING ERRCODE = 'HS002';
     END IF;

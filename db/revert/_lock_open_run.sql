@@ -1,3 +1,3 @@
--- Revert history-search:_lock_open_run from pg: back to its @v0.1.0 version
+-- Revert history-search:_lock_open_run from pg: back to its @v0.3.0 version
 -- (if the signature changed, drop the new function here first).
-\ir ../deploy/_lock_open_run@v0.1.0.sql
+\ir ../deploy/_lock_open_run@v0.3.0.sql

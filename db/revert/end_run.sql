@@ -1,3 +1,3 @@
--- Revert history-search:end_run from pg: back to its @v0.2.0 version
+-- Revert history-search:end_run from pg: back to its @v0.3.0 version
 -- (if the signature changed, drop the new function here first).
-\ir ../deploy/end_run@v0.2.0.sql
+\ir ../deploy/end_run@v0.3.0.sql

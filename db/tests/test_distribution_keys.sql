@@ -8,7 +8,7 @@ SELECT plan(13);
 
 CREATE TEMP TABLE reference_tables (relname name PRIMARY KEY);
 INSERT INTO reference_tables VALUES ('write_locks'), ('search_settings'),
-    ('query_digest_keys'), ('tenants'), ('reindex_progress');
+    ('query_digest_keys'), ('tenants'), ('reindex_progress'), ('run_tokens');
 CREATE TEMP VIEW keyed_tables AS
 SELECT c.oid, c.relname,
        (SELECT a.attnum FROM pg_attribute a
@@ -54,6 +54,7 @@ SELECT set_eq($$SELECT k.conrelid::regclass::text || ' (' || array_to_string(ARR
                   FROM pg_constraint k
                  WHERE k.contype = 'f' AND k.connamespace = 'history'::regnamespace$$,
               ARRAY['history.conversations (tenant_key) -> history.tenants (tenant_key)',
+                    'history.run_tokens (tenant_key) -> history.tenants (tenant_key)',
                     'history.accounts (tenant_key) -> history.tenants (tenant_key)',
                     'history.memberships (account_key, tenant_key) -> history.accounts (account_key, tenant_key)',
                     'history.memberships (conversation_key, tenant_key) -> history.conversations (conversation_key, tenant_key)',

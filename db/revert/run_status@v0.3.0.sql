@@ -1,0 +1,6 @@
+-- Revert history-search:run_status from pg
+BEGIN;
+
+DROP FUNCTION history.run_status(uuid);
+
+COMMIT;
