@@ -110,10 +110,19 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
                            WHEN repmodel = 't' THEN 'reference' ELSE partmethod::text END
                  FROM pg_dist_partition
                 WHERE logicalrelid::regclass::text LIKE 'history.%'""").fetchall())
+        # A tenant's rows: tenant_key and more in the primary key.
         tenant_tables = {t for (t,) in c.execute(
-            """SELECT attrelid::regclass::text FROM pg_attribute a JOIN pg_class r ON r.oid = a.attrelid
-                WHERE r.relnamespace = 'history'::regnamespace AND r.relkind = 'r' AND a.attname = 'tenant_key'
-                  AND r.relname <> 'tenants'""").fetchall()}
+            """SELECT k.conrelid::regclass::text FROM pg_constraint k JOIN pg_class r ON r.oid = k.conrelid
+                 JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum = ANY (k.conkey)
+                WHERE r.relnamespace = 'history'::regnamespace AND r.relkind = 'r' AND k.contype = 'p'
+                  AND a.attname = 'tenant_key' AND cardinality(k.conkey) > 1""").fetchall()}
+        delegated = c.execute(
+            """SELECT d.objid::regprocedure::text, d.distribution_argument_index, d.force_delegation,
+                      d.colocationid = (SELECT colocationid FROM pg_dist_partition
+                                         WHERE logicalrelid = 'history.messages'::regclass)
+                 FROM pg_dist_object d
+                WHERE d.classid = 'pg_proc'::regclass AND d.distribution_argument_index IS NOT NULL
+                ORDER BY 1""").fetchall()
         all_tables = {t for (t,) in c.execute(
             "SELECT oid::regclass::text FROM pg_class WHERE relnamespace = 'history'::regnamespace "
             "AND relkind = 'r'").fetchall()}
@@ -135,7 +144,13 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
     assert {t: k for t, k in placed.items() if t in tenant_tables} == {t: "hash:tenant_key" for t in tenant_tables}
     assert {t: k for t, k in placed.items() if t not in tenant_tables} == \
         {t: "reference" for t in all_tables - tenant_tables}
-    assert {"history.tenants", "history.search_settings", "history.query_digest_keys"} <= all_tables - tenant_tables
+    assert {"history.tenants", "history.search_settings", "history.query_digest_keys", "history.run_tokens"} \
+        <= all_tables - tenant_tables
+    # The search and its reveal, delegated by their tenant, with the messages; nothing else.
+    assert delegated == [
+        ("history._reveal_in_tenant(integer,uuid,uuid,text)", 0, True, True),
+        ("history._search_in_tenant(integer,uuid,text,text,timestamp with time zone,timestamp with time zone,integer)",
+         0, True, True)]
     assert colocations == (1,)
     # ... the group history.conversations started: it was distributed first (its shards have the lowest ids).
     with psycopg.connect(migrated, autocommit=True) as c:
@@ -201,8 +216,10 @@ def test_distribute_is_one_transaction(migrated):
                                 "FROM pg_constraint WHERE contype = 'f' AND connamespace = 'history'::regnamespace "
                                 "ORDER BY 1, 2").fetchall()
         c.execute("SET ROLE history_owner")
-        # A unique key without the distribution column: Citus refuses to distribute this table.
-        c.execute("CREATE TABLE history.probe_bad (k bigint PRIMARY KEY, tenant_key integer NOT NULL DEFAULT 1)")
+        # A tenant's rows (tenant_key in the primary key) with a unique key without the distribution
+        # column: Citus refuses to distribute this table.
+        c.execute("CREATE TABLE history.probe_bad (k bigint, tenant_key integer NOT NULL DEFAULT 1, "
+                  "PRIMARY KEY (k, tenant_key), UNIQUE (k))")
         c.execute("RESET ROLE")
     with pytest.raises(psycopg.Error, match="partition column|distribution column"):
         distribute(migrated)
@@ -215,15 +232,19 @@ def test_distribute_is_one_transaction(migrated):
 
 
 def test_planned_layout_follows_tenant_key(migrated):
-    """The rule is the catalog's: a new table with tenant_key is distributed, one without is a reference table."""
+    """The rule is the catalog's: a new table with tenant_key in its primary key is distributed, any other
+    one is a reference table."""
     with psycopg.connect(migrated, autocommit=True) as c:
         c.execute("SET ROLE history_owner")
         c.execute("CREATE TABLE history.probe_with (k bigint, tenant_key integer NOT NULL DEFAULT 1, "
                   "PRIMARY KEY (k, tenant_key))")
         c.execute("CREATE TABLE history.probe_without (k bigint PRIMARY KEY)")
+        c.execute("CREATE TABLE history.probe_lookup (k bigint PRIMARY KEY, tenant_key integer NOT NULL)")
         c.execute("RESET ROLE")
         distributed, reference = planned_layout(c)
     assert "history.probe_with" in distributed and "history.probe_without" in reference
+    # A lookup that names a tenant but is keyed by something else (as run_tokens) is a reference table.
+    assert "history.probe_lookup" in reference
     assert "history.tenants" in reference and "history.tenants" not in distributed
     layout = distribute(migrated)
     assert "distributed table history.probe_with by tenant_key" in layout.changed
@@ -593,6 +614,50 @@ def test_post_message_is_one_read_and_three_writes_on_the_tenants_worker(distrib
                 WHERE m.message_id = 'm1' AND m.tenant_key = (SELECT tenant_key FROM history.tenants
                                                                WHERE tenant_id = 'acme')""").fetchone()
         assert row == (False, True, True)
+
+
+def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus, distributed):
+    """Delegation: for a search the coordinator sends the tenant's worker the search in one call and,
+    after its commit, the reveal in another; every statement of the search runs there, on the
+    tenant's shards, and nothing goes to the other worker (docs/scale-out.md, "The search on Citus")."""
+    w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
+    with _as(distributed, "history_runtime") as rc, _as(distributed, "history_searcher") as sc:
+        rt = Runtime(rc, tenant="t-one")
+        with rc.transaction():
+            load_world(rt, w)
+        rt.post_message(w.m("launch-7"), w.launch, w.alice, "@helper where do we stand on the Atlas launch date?",
+                        w.ago(minutes=2))
+        run = rt.begin_run(w.agent, w.launch, w.alice, w.m("launch-7"))
+        Search(sc, run).search("Atlas", limit=1)  # the session's connections to the workers, opened
+        # Each command the owner's connections receive on the workers, top level only (not the statements
+        # a function runs), in each worker's log. Not propagated: a setting of this test's workers alone.
+        for node in citus.workers:
+            with psycopg.connect(node.dsn_for(distributed.rsplit("/", 1)[1]), autocommit=True) as c:
+                c.execute("SET citus.enable_ddl_propagation = off")
+                c.execute("ALTER ROLE history_owner SET log_statement = 'all'")
+        try:
+            with _as(distributed, "history_searcher") as fresh:  # new connections, which read the setting
+                start = [node.log_file.stat().st_size for node in citus.workers]
+                result = Search(fresh, run).search("Atlas launch date", limit=5)
+                logs = [node.log_file.read_bytes()[size:].decode(errors="replace")
+                        for node, size in zip(citus.workers, start)]
+        finally:
+            for node in citus.workers:
+                with psycopg.connect(node.dsn_for(distributed.rsplit("/", 1)[1]), autocommit=True) as c:
+                    c.execute("SET citus.enable_ddl_propagation = off")
+                    c.execute("ALTER ROLE history_owner RESET log_statement")
+    assert result.hits
+
+    def command(text: str) -> str:  # BEGIN, COMMIT, the function a SELECT calls, or the text
+        called = re.match(r"SELECT .*? FROM history\.(\w+)\(", text)
+        return called.group(1) if called else text.split()[0] if text.split()[0] in ("BEGIN", "COMMIT") else text
+    # A statement on a shard (history.messages_102008 …) is the worker running the search's own statements
+    # in its process (Citus logs its local execution too): no command was sent for it.
+    commands = [[command(m.group(1)) for m in re.finditer(r"LOG:  (?:statement|execute [^:]*): (.*)", log)
+                 if not re.search(r"history\.\w+_\d{6}\b", m.group(1))]
+                for log in logs]
+    assert sorted(commands, key=len) == [
+        [], ["BEGIN", "_search_in_tenant", "COMMIT", "BEGIN", "_reveal_in_tenant", "COMMIT"]], logs
 
 
 def test_bench_loader_fills_tenants_that_distribute_spreads_over_both_workers(citus, migrated):

@@ -12,7 +12,14 @@
 -- whose statistics count every row) is a floor under that estimate; the
 -- most common values count as the planner counts them. Without statistics
 -- (never analysed), the planner's estimate.
-CREATE OR REPLACE FUNCTION history._listed_rows(p_conversations bigint[], p_total float8)
+-- p_relation: whose rows are estimated. On Citus, in a search delegated to the
+-- tenant's worker, the tenant's shard there (history._local_shard): the
+-- planner's estimate from its statistics (the distributed table's, on a
+-- node, are an empty shell's, and reading them would ask every shard).
+DROP FUNCTION IF EXISTS history._listed_rows(bigint[], float8);
+CREATE OR REPLACE FUNCTION history._listed_rows(
+    p_conversations bigint[], p_total float8,
+    p_relation regclass DEFAULT 'history.message_search_documents')
 RETURNS float8
 LANGUAGE plpgsql
 VOLATILE  -- it may ask EXPLAIN
@@ -24,6 +31,12 @@ DECLARE
     v_distinct     float8;    -- ANALYZE's count of distinct conversations
     v_plan         json;
 BEGIN
+    IF p_relation <> 'history.message_search_documents'::pg_catalog.regclass THEN
+        EXECUTE pg_catalog.format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s d WHERE d.conversation_key = ANY ($1)',
+                                  p_relation)
+           INTO v_plan USING p_conversations;
+        RETURN greatest((v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8, 1);
+    END IF;
     SELECT s.most_common_vals::text::bigint[], s.most_common_freqs, s.null_frac,
            CASE WHEN s.n_distinct < 0 THEN -s.n_distinct * p_total ELSE s.n_distinct END
       INTO v_common, v_common_share, v_null_share, v_distinct
@@ -52,6 +65,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._listed_rows(bigint[], float8) IS
+COMMENT ON FUNCTION history._listed_rows(bigint[], float8, regclass) IS
     'Internal: an estimate of the projection rows a list of conversations holds (the planner''s, with the conversations'' count as a floor under its distinct count)';
-REVOKE ALL ON FUNCTION history._listed_rows(bigint[], float8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._listed_rows(bigint[], float8, regclass) FROM PUBLIC;

@@ -62,7 +62,9 @@
 -- Called by search_history under plan_cache_mode = force_custom_plan.
 -- p_tenant: the tenant whose rows are read, named in every statement on its
 -- rows (on Citus, routed to its shard). The estimates are the table's, over
--- every tenant: on a Citus coordinator, the empty shell's (docs/scale-out.md).
+-- every tenant; on Citus, in a search delegated to the tenant's worker, its
+-- shard's there (history._local_shard), and on the coordinator the empty
+-- shell's (docs/scale-out.md).
 DROP FUNCTION IF EXISTS history._newest_matches(tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, bigint[], bigint[], tstzmultirange[], bigint[]);
 CREATE OR REPLACE FUNCTION history._newest_matches(
     p_tenant integer, p_query tsquery, p_agent bigint, p_conversations bigint[], p_windows tstzmultirange[],
@@ -77,6 +79,10 @@ AS $function$
 DECLARE
     v_strategy   text := p_strategy;
     v_plan       json;
+    v_estimated  regclass;  -- whose statistics the estimates come from
+    -- Citus turns local execution off for the rest of the transaction at
+    -- every EXPLAIN; a search delegated to its tenant's worker needs it back.
+    v_local_execution text := pg_catalog.current_setting('citus.enable_local_execution', true);
     v_matches    float8;
     v_set_rows   float8;
     v_total      float8;
@@ -105,15 +111,29 @@ BEGIN
     END IF;
 
     IF v_strategy IS NULL THEN
-        EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM history.message_search_documents d WHERE d.document @@ $1'
+        -- On a Citus worker an EXPLAIN of the distributed table would ask every
+        -- shard (and a search delegated there may only read its tenant's).
+        v_estimated := coalesce(history._local_shard('history.message_search_documents', p_tenant),
+                                'history.message_search_documents');
+        EXECUTE pg_catalog.format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s d WHERE d.document @@ $1', v_estimated)
            INTO v_plan USING p_query;
         v_matches := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
-        SELECT c.reltuples INTO v_total FROM pg_catalog.pg_class c
-         WHERE c.oid = 'history.message_search_documents'::pg_catalog.regclass;
+        IF v_estimated = 'history.message_search_documents'::pg_catalog.regclass THEN
+            SELECT c.reltuples INTO v_total FROM pg_catalog.pg_class c WHERE c.oid = v_estimated;
+        ELSE  -- (Citus hides its shards from pg_class queries)
+            EXECUTE pg_catalog.format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s d', v_estimated) INTO v_plan;
+            v_total := (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+        END IF;
         v_total := greatest(v_total, 1);
+        IF v_local_execution IS NOT NULL THEN
+            PERFORM pg_catalog.set_config('citus.enable_local_execution', v_local_execution, true);
+        END IF;
         v_strategy := history._candidate_strategy(p_count, v_matches, v_total, pg_catalog.cardinality(p_conversations));
         IF v_strategy IS NULL THEN  -- it needs the list's estimates: only now worth their reads
-            v_set_rows := history._listed_rows(p_conversations, v_total);
+            v_set_rows := history._listed_rows(p_conversations, v_total, v_estimated);
+            IF v_local_execution IS NOT NULL THEN
+                PERFORM pg_catalog.set_config('citus.enable_local_execution', v_local_execution, true);
+            END IF;
             IF pg_catalog.current_setting('citus.version', true) IS NULL THEN
                 SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
                   FROM history.message_search_documents d;  -- two index probes

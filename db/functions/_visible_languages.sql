@@ -14,22 +14,26 @@ LANGUAGE plpgsql
 STABLE PARALLEL SAFE
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
+DECLARE
+    v_default regconfig;
+    v_others  oid[];
 BEGIN
-    RETURN (
-    SELECT s.text_search_config
-           || coalesce((SELECT array_agg(l.language::regconfig ORDER BY l.language)
-                          FROM (SELECT DISTINCT c.language::oid AS language
-                                  FROM history.conversations c
-                                 WHERE c.tenant_key = p_tenant
-                                   AND (c.conversation_key = p_destination
-                                        OR c.conversation_key = ANY (p_conversations)
-                                        OR (p_conversations IS NULL
-                                            AND c.conversation_key IN (SELECT m.conversation_key
-                                                                         FROM history.memberships m
-                                                                        WHERE m.tenant_key = p_tenant
-                                                                          AND m.account_key = p_agent)))
-                                   AND c.language::oid <> s.text_search_config::oid) l), '{}')
-      FROM history.search_settings s);
+    -- Two statements: on Citus, in a search delegated to the tenant's worker, a
+    -- statement may read a reference table or the tenant's shards, and must
+    -- name the tenant where it reads a shard.
+    SELECT s.text_search_config INTO v_default FROM history.search_settings s;
+    SELECT coalesce(array_agg(DISTINCT c.language::oid ORDER BY c.language::oid), '{}') INTO v_others
+      FROM history.conversations c
+     WHERE c.tenant_key = p_tenant
+       AND (c.conversation_key = p_destination
+            OR c.conversation_key = ANY (p_conversations)
+            OR (p_conversations IS NULL
+                AND c.conversation_key IN (SELECT m.conversation_key
+                                             FROM history.memberships m
+                                            WHERE m.tenant_key = p_tenant
+                                              AND m.account_key = p_agent)))
+       AND c.language::oid <> v_default::oid;
+    RETURN v_default || v_others::regconfig[];
 END
 $function$;
 

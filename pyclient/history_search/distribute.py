@@ -3,17 +3,20 @@
 Run on the coordinator, as a superuser, after ``history-search migrate``. The
 layout is derived from the catalog, not from a list:
 
-* a table of schema ``history`` with a ``tenant_key`` column (other than the
-  tenants table itself, whose whole primary key it is) is hash-distributed by
-  ``tenant_key``, all co-located with ``history.conversations``, so every row of one tenant is on one
-  node and joins and foreign keys on ``(…, tenant_key)`` stay on one shard;
-* every other table of the schema (tenants, accounts, search settings, digest
-  keys, locks …) becomes a reference table: a copy on every node;
+* a table of schema ``history`` whose primary key is ``tenant_key`` and more
+  (a row of one tenant) is hash-distributed by ``tenant_key``, all co-located
+  with ``history.conversations``, so every row of one tenant is on one node
+  and joins and foreign keys on ``(…, tenant_key)`` stay on one shard;
+* every other table of the schema (tenants, run tokens, search settings,
+  digest keys, locks …) becomes a reference table: a copy on every node;
 * every function and procedure of the schema is propagated to every node (the
-  statements Citus pushes down to a shard call them there). None is delegated:
-  Citus routes a call by an argument that is the distribution column, and no
-  public routine takes ``tenant_key`` yet, so each call runs on the
-  coordinator and its statements go to the shard(s) they name.
+  statements Citus pushes down to a shard call them there). The functions
+  named ``…_in_tenant`` whose first argument is ``p_tenant integer`` (the
+  search and its reveal) are also *delegated* by it, with
+  ``force_delegation``: a call naming the tenant as a constant runs on the
+  worker that holds the tenant, where each of its statements is local (and
+  must name that tenant). Every other call runs on the coordinator and its
+  statements go to the shard(s) they name.
 
 Citus refuses to distribute a table that has a foreign key to a table that is
 not distributed yet, and turns a local table that references a reference table
@@ -69,15 +72,14 @@ class Layout:
                 "changed": self.changed, "workers": self.workers, "up_to_date": self.up_to_date}
 
 
+# Distributed: the primary key holds tenant_key and more (a tenant's row). Not the tenants table
+# (tenant_key alone) nor a lookup keyed by something else (run_tokens: a token names no tenant).
 _TABLES = """
 SELECT c.oid::regclass::text,
-       EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
-                WHERE a.attrelid = c.oid AND a.attname = %(key)s AND NOT a.attisdropped)
-       AND NOT EXISTS (  -- the tenants table: tenant_key is its whole primary key
-           SELECT 1 FROM pg_catalog.pg_constraint k
-            WHERE k.conrelid = c.oid AND k.contype = 'p' AND pg_catalog.array_length(k.conkey, 1) = 1
-              AND k.conkey[1] = (SELECT a.attnum FROM pg_catalog.pg_attribute a
-                                  WHERE a.attrelid = c.oid AND a.attname = %(key)s))
+       EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k
+                JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY (k.conkey)
+               WHERE k.conrelid = c.oid AND k.contype = 'p' AND pg_catalog.array_length(k.conkey, 1) > 1
+                 AND a.attname = %(key)s)
   FROM pg_catalog.pg_class c
  WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
  ORDER BY 1
@@ -113,12 +115,21 @@ SELECT t.oid::regtype::text
  ORDER BY 1
 """
 
+#: Functions delegated to the tenant's worker: named ``…_in_tenant``, first argument ``p_tenant integer``.
+DELEGATED_SUFFIX, DELEGATED_ARGUMENT = "_in_tenant", "p_tenant"
+
+# (signature, done, delegated): done when on every node and, if delegated, delegated by its first argument.
 _FUNCTIONS = """
-SELECT p.oid::regprocedure::text,
+SELECT f.signature,
        EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object d
-                WHERE d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = p.oid)
-  FROM pg_catalog.pg_proc p
- WHERE p.pronamespace = %(schema)s::regnamespace AND p.prokind IN ('f', 'p')
+                WHERE d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = f.oid
+                  AND (NOT f.delegated OR (d.distribution_argument_index = 0 AND d.force_delegation))),
+       f.delegated
+  FROM (SELECT p.oid, p.oid::regprocedure::text AS signature,
+               p.proname LIKE '%%' || %(suffix)s AND p.proargnames[1] = %(argument)s
+               AND p.proargtypes[0] = 'pg_catalog.int4'::regtype AS delegated
+          FROM pg_catalog.pg_proc p
+         WHERE p.pronamespace = %(schema)s::regnamespace AND p.prokind IN ('f', 'p')) f
  ORDER BY 1
 """
 
@@ -157,8 +168,11 @@ def planned_layout(connection: Any) -> tuple[list[str], list[str]]:
     return [t for t, d in rows if d], [t for t, d in rows if not d]
 
 
-def _functions(connection: Any) -> list[tuple[str, bool]]:
-    return [(str(f), bool(done)) for f, done in connection.execute(_FUNCTIONS, {"schema": SCHEMA}).fetchall()]
+def _functions(connection: Any) -> list[tuple[str, bool, bool]]:
+    """(signature, done, delegated) of every routine of the schema."""
+    rows = connection.execute(_FUNCTIONS, {"schema": SCHEMA, "suffix": DELEGATED_SUFFIX,
+                                           "argument": DELEGATED_ARGUMENT}).fetchall()
+    return [(str(f), bool(done), bool(delegated)) for f, done, delegated in rows]
 
 
 def _owner_logs_in_on_workers(connection: Any) -> bool:
@@ -256,22 +270,28 @@ def distribute(dsn: str) -> Layout:
             layout.changed.append(f"type {type_name} on every node")
         # A SQL function's body (BEGIN ATOMIC) is checked on each node when it is created there, so
         # the functions it calls must be there first: distribute in passes until none is left.
-        pending = [f for f, done in _functions(connection) if not done]
+        pending = [(f, delegated) for f, done, delegated in _functions(connection) if not done]
         while pending:
-            failed: list[tuple[str, str]] = []
-            for function in pending:
+            failed: list[tuple[str, bool, str]] = []
+            for function, delegated in pending:
                 try:
-                    connection.execute("SELECT pg_catalog.create_distributed_function(%s)", (function,))
+                    if delegated:
+                        connection.execute(
+                            "SELECT pg_catalog.create_distributed_function(%s, %s, colocate_with => %s, "
+                            "force_delegation => true)", (function, DELEGATED_ARGUMENT, anchor))
+                    else:
+                        connection.execute("SELECT pg_catalog.create_distributed_function(%s)", (function,))
                 except psycopg.Error as exc:
-                    failed.append((function, str(exc).splitlines()[0]))
+                    failed.append((function, delegated, str(exc).splitlines()[0]))
                 else:
-                    layout.changed.append(f"function {function} on every node")
+                    layout.changed.append(f"function {function} " + (
+                        f"delegated by {DELEGATED_ARGUMENT}" if delegated else "on every node"))
             if len(failed) == len(pending):
-                raise DistributeError(f"could not create {failed[0][0]} on the workers: {failed[0][1]}")
-            pending = [f for f, _ in failed]
+                raise DistributeError(f"could not create {failed[0][0]} on the workers: {failed[0][2]}")
+            pending = [(f, delegated) for f, delegated, _ in failed]
         # Last: the first object of this database that Citus creates on the workers with its owner
         # re-creates the owner role there as the coordinator has it (NOLOGIN).
         if _owner_logs_in_on_workers(connection):
             layout.changed.append("role history_owner: LOGIN on the workers")
-        layout.functions = [f for f, _ in _functions(connection)]
+        layout.functions = [f for f, _, _ in _functions(connection)]
         return layout

@@ -1,0 +1,29 @@
+-- _local_shard: on Citus, the shard of distributed table p_table that holds
+-- tenant p_tenant, when that shard is on this node (as in a search delegated
+-- to the tenant's worker); otherwise, and without Citus, NULL. Its
+-- statistics are what an estimate of the tenant's rows should use there: the
+-- distributed table's, on a node, are an empty shell's.
+CREATE OR REPLACE FUNCTION history._local_shard(p_table regclass, p_tenant integer)
+RETURNS regclass
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, history, pg_temp
+AS $function$
+DECLARE
+    v_shard regclass;
+BEGIN
+    IF pg_catalog.current_setting('citus.version', true) IS NULL OR p_tenant IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- Dynamic SQL, its text built (so that no static check parses it): Citus'
+    -- functions exist only where Citus is installed.
+    EXECUTE pg_catalog.format('SELECT pg_catalog.to_regclass(pg_catalog.%I($1, pg_catalog.%I($1, $2)))',
+                              'shard_name', 'get_shard_id_for_distribution_column')
+       INTO v_shard USING p_table, p_tenant;
+    RETURN v_shard;
+END
+$function$;
+
+COMMENT ON FUNCTION history._local_shard(regclass, integer) IS
+    'Internal: on Citus, the tenant''s shard of a distributed table when it is on this node, else NULL';
+REVOKE ALL ON FUNCTION history._local_shard(regclass, integer) FROM PUBLIC;
