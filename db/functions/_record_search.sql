@@ -21,6 +21,7 @@ DECLARE
     v_selected_ids  text[];
     v_rankings      jsonb;
     v_selections    jsonb;
+    v_relied        jsonb;  -- {message_key: [proof_key, ...]}
     v_proofs        jsonb;  -- [[message_key, [proof_key, ...]], ...]
 BEGIN
     budget_remaining := p_admission.remaining;
@@ -80,8 +81,8 @@ BEGIN
 
     -- The proofs first, by a statement on no distributed table: on Citus the
     -- insert may not call a function that reads one while it writes.
-    v_proofs := (SELECT jsonb_agg(jsonb_build_array(s.k, history._relied_proofs(p_run.tenant_key, s.k, p_audience,
-                                                                                 p_run.requester_key)))
+    v_relied := history._relied_proofs_of(p_run.tenant_key, p_admission.selected, p_audience, p_run.requester_key);
+    v_proofs := (SELECT jsonb_agg(jsonb_build_array(s.k, coalesce(v_relied -> s.k::text, '[]')))
                    FROM unnest(p_admission.selected) s(k));
     INSERT INTO history.run_evidence AS ev (tenant_key, run_key, message_key, event_key, proof_keys)
     SELECT p_run.tenant_key, p_run.run_key, (e->>0)::bigint, v_event_key,

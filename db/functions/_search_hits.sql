@@ -12,6 +12,11 @@ LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
+DECLARE
+    -- Every returned message, hits and neighbours, read at once.
+    v_messages jsonb := history._messages_json(
+        p_tenant, ARRAY(SELECT k FROM unnest(p_admission.hits) a, unnest(a.message_key || a.before || a.after) k),
+        p_agent_key, p_requester_accounts, p_max_body_bytes);
 BEGIN
     RETURN (
         SELECT coalesce(array_agg(ROW(
@@ -23,18 +28,15 @@ BEGIN
                                       -- positions in p_terms: the stored hits hold no query word
                                       'matched_terms', to_jsonb(ARRAY(SELECT array_position(p_terms, t)
                                                                         FROM unnest(r.matched_terms) t))),
-                   coalesce((SELECT jsonb_agg(history._message_json(p_tenant, b.k, p_agent_key, p_requester_accounts,
-                                                                p_max_body_bytes) ORDER BY b.p)
+                   coalesce((SELECT jsonb_agg(v_messages -> b.k::text ORDER BY b.p)
                                FROM unnest(a.before) WITH ORDINALITY b(k, p)), '[]'),
-                   coalesce((SELECT jsonb_agg(history._message_json(p_tenant, f.k, p_agent_key, p_requester_accounts,
-                                                                p_max_body_bytes) ORDER BY f.p)
+                   coalesce((SELECT jsonb_agg(v_messages -> f.k::text ORDER BY f.p)
                                FROM unnest(a.after) WITH ORDINALITY f(k, p)), '[]'),
                    h.body_truncated
                )::history.search_hit ORDER BY a.o), '{}')
           FROM unnest(p_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
           JOIN unnest(p_ranked) r ON r.message_key = a.message_key
-          CROSS JOIN LATERAL (SELECT history._message_json(p_tenant, r.message_key, p_agent_key, p_requester_accounts,
-                                                           p_max_body_bytes) AS j) m
+          CROSS JOIN LATERAL (SELECT v_messages -> r.message_key::text AS j) m
           CROSS JOIN LATERAL (SELECT m.j->>'message_id' AS message_id, m.j->>'conversation_id' AS conversation_id,
                                      (m.j->>'sent_at')::timestamptz AS sent_at, m.j->>'speaker_id' AS speaker_id,
                                      m.j->>'speaker_role' AS speaker_role, m.j->>'body' AS body,

@@ -5,6 +5,7 @@
 BEGIN;
 SET LOCAL ROLE history_owner;
 DROP FUNCTION history._message_json(integer, bigint, bigint, bigint[], integer);
+DROP FUNCTION history._messages_json(integer, bigint[], bigint, bigint[], integer);
 RESET ROLE;
 COMMIT;
 

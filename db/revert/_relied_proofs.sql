@@ -5,6 +5,7 @@
 BEGIN;
 SET LOCAL ROLE history_owner;
 DROP FUNCTION history._relied_proofs(integer, bigint, bigint[], bigint);
+DROP FUNCTION history._relied_proofs_of(integer, bigint[], bigint[], bigint);
 RESET ROLE;
 COMMIT;
 
