@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Iterator
 
 import psycopg
@@ -33,6 +34,7 @@ from history_search.errors import DatabaseError, HistorySearchError
 from history_search.migrations import apply_migrations
 
 _names = itertools.count(1)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -104,6 +106,10 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert not report["up_to_date"] and len(report["workers"]) == 2
+    views = ["history.search_audit", "history.search_audit_messages", "history.status"]
+    assert report["views"] == views
+    assert [c for c in report["changed"] if c.startswith("view ")] == [
+        f"view {v} reads history._{v.split('.')[1]}_rows()" for v in views]
 
     with psycopg.connect(migrated, autocommit=True) as c:
         placed = dict(c.execute(
@@ -165,6 +171,24 @@ def test_distribute_twice_changes_nothing(distributed):
     assert proc.stdout.startswith("up to date: ") and "distributed:" not in proc.stdout
     with psycopg.connect(distributed, autocommit=True) as c:
         assert c.execute("SELECT count(*), sum(shardid) FROM pg_dist_shard").fetchone() == before
+
+
+def test_distribute_again_puts_the_function_back_behind_a_view_a_migrate_re_created(distributed):
+    """A later change that re-creates an auditor's view (its one-node query) leaves it unreadable to the
+    auditor's login on Citus until distribute runs again, as docs/scale-out.md tells to after every migrate."""
+    deploy = (ROOT / "db" / "deploy" / "status_view.sql").read_text()
+    create = deploy[deploy.index("CREATE VIEW history.status AS"):deploy.index(";", deploy.index("CREATE VIEW"))]
+    with psycopg.connect(distributed, autocommit=True) as c:
+        c.execute(create.replace("CREATE VIEW", "CREATE OR REPLACE VIEW"))
+    with _auditor_login(distributed) as login:
+        with psycopg.connect(login, autocommit=True) as c:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                c.execute("SELECT open_runs FROM history.status")
+        proc = _cli("distribute", "--dsn", distributed)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[0] == "distributed: view history.status reads history._status_rows()"
+        with psycopg.connect(login, autocommit=True) as c:
+            assert c.execute("SELECT open_runs FROM history.status").fetchall() == [(0,)]
 
 
 def test_distribute_refuses_before_migrate(citus_db):
