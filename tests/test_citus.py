@@ -10,15 +10,18 @@ session; each test gets its own database on every node.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import re
 import subprocess
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Iterator
 
 import psycopg
+import psycopg.conninfo
 import pytest
 from psycopg import sql
 
@@ -31,6 +34,7 @@ from history_search.errors import DatabaseError, HistorySearchError
 from history_search.migrations import apply_migrations
 
 _names = itertools.count(1)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +106,10 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert not report["up_to_date"] and len(report["workers"]) == 2
+    views = ["history.search_audit", "history.search_audit_messages", "history.status"]
+    assert report["views"] == views
+    assert [c for c in report["changed"] if c.startswith("view ")] == [
+        f"view {v} reads history._{v.split('.')[1]}_rows()" for v in views]
 
     with psycopg.connect(migrated, autocommit=True) as c:
         placed = dict(c.execute(
@@ -178,6 +186,24 @@ def test_distribute_twice_changes_nothing(distributed):
     assert proc.stdout.startswith("up to date: ") and "distributed:" not in proc.stdout
     with psycopg.connect(distributed, autocommit=True) as c:
         assert c.execute("SELECT count(*), sum(shardid) FROM pg_dist_shard").fetchone() == before
+
+
+def test_distribute_again_puts_the_function_back_behind_a_view_a_migrate_re_created(distributed):
+    """A later change that re-creates an auditor's view (its one-node query) leaves it unreadable to the
+    auditor's login on Citus until distribute runs again, as docs/scale-out.md tells to after every migrate."""
+    deploy = (ROOT / "db" / "deploy" / "status_view.sql").read_text()
+    create = deploy[deploy.index("CREATE VIEW history.status AS"):deploy.index(";", deploy.index("CREATE VIEW"))]
+    with psycopg.connect(distributed, autocommit=True) as c:
+        c.execute(create.replace("CREATE VIEW", "CREATE OR REPLACE VIEW"))
+    with _auditor_login(distributed) as login:
+        with psycopg.connect(login, autocommit=True) as c:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                c.execute("SELECT open_runs FROM history.status")
+        proc = _cli("distribute", "--dsn", distributed)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[0] == "distributed: view history.status reads history._status_rows()"
+        with psycopg.connect(login, autocommit=True) as c:
+            assert c.execute("SELECT open_runs FROM history.status").fetchall() == [(0,)]
 
 
 def test_distribute_refuses_before_migrate(citus_db):
@@ -264,6 +290,40 @@ def test_client_roles_still_cannot_read_tables(distributed):
             c.execute("RESET ROLE")
 
 
+def test_an_auditors_login_reads_the_views_and_no_table_or_shard(citus, distributed):
+    """What distribute lets the auditor's login do on Citus: read the three views (through the functions
+    behind them); no table on the coordinator, no shard on a worker, no function but the views' ones."""
+    name = distributed.rsplit("/", 1)[1]
+    with psycopg.connect(distributed, autocommit=True) as c:
+        tables = [t for (t,) in c.execute(
+            """SELECT c.oid::regclass::text FROM pg_class c
+                WHERE c.relnamespace = 'history'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1""")]
+        shards = c.execute(
+            """SELECT n.nodename, n.nodeport, shard_name(s.logicalrelid, s.shardid)
+                 FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid) JOIN pg_dist_node n USING (groupid)
+                 JOIN pg_class c ON c.oid = s.logicalrelid
+                WHERE c.relnamespace = 'history'::regnamespace AND n.groupid <> 0""").fetchall()
+    assert "history.messages" in tables and {(h, p) for h, p, _ in shards} == {
+        (w.host, w.port) for w in citus.nodes[1:]}
+    with _auditor_login(distributed) as login:
+        with psycopg.connect(login, autocommit=True) as c:
+            for view in ("history.search_audit", "history.search_audit_messages", "history.status"):
+                c.execute(sql.SQL("SELECT * FROM {}").format(sql.SQL(view))).fetchall()
+            for table in tables:
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    c.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(sql.SQL(table)))
+            assert [f for (f,) in c.execute(
+                """SELECT p.proname::text FROM pg_proc p WHERE p.pronamespace = 'history'::regnamespace
+                      AND has_function_privilege(p.oid, 'EXECUTE') ORDER BY 1""")] == [
+                "_search_audit_messages_rows", "_search_audit_rows", "_status_rows", "schema_release"]
+        user = psycopg.conninfo.conninfo_to_dict(login)["user"]
+        for worker in citus.nodes[1:]:
+            with psycopg.connect(host=worker.host, port=worker.port, dbname=name, user=user, autocommit=True) as w:
+                for shard in [s for h, p, s in shards if (h, p) == (worker.host, worker.port)]:
+                    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                        w.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(sql.SQL(shard)))
+
+
 # -- a turn end to end, against one node ----------------------------------------------
 
 
@@ -287,9 +347,11 @@ def _turn(dsn: str) -> dict[str, object]:
     """The demo's world in two tenants holding the same ids (the second has one more matching message), and
     in each a turn: searches with hits, neighbours and the reveal (speaker and time filters, the budget),
     delivery of a reply relying on them, one refused after a hit is deleted, a run ended; the audit as the
-    owner reads it (an auditor's login cannot read the views on Citus: docs/scale-out.md)."""
+    owner reads it, and the auditor's three views as a login that is a member of history_auditor reads them
+    (on Citus, through the functions distribute puts behind them: docs/scale-out.md)."""
     w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
     seen: dict[str, object] = {}
+    runs: dict[str, str] = {}
 
     def hits(r) -> list[object]:
         # scores to 3 places: recency is measured from now(), a minute later on the second server
@@ -333,7 +395,61 @@ def _turn(dsn: str) -> dict[str, object]:
                 (e["hit_count"], e["excluded_audience"], e["excluded_speaker"], e["excluded_time"],
                  e["excluded_lineage"], e["excluded_in_context"], e["status"])
                 for r in (run, again) for e in Auditor(oc).search_events(run=r))
+            runs[_sha256(run)], runs[_sha256(again)] = f"{tenant} run", f"{tenant} again"
+    with _auditor_login(dsn) as auditor:
+        seen["the auditor's views"] = _auditor_views(auditor, runs)
     return seen
+
+
+def _sha256(run: object) -> str:
+    return hashlib.sha256(str(run).encode()).hexdigest()
+
+
+@contextlib.contextmanager
+def _auditor_login(dsn: str) -> Iterator[str]:
+    """A LOGIN role that is a member of history_auditor, as deployments connect; its DSN."""
+    name = f"auditor_{dsn.rsplit('/', 1)[1]}"
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(sql.SQL("CREATE ROLE {} LOGIN IN ROLE history_auditor").format(sql.Identifier(name)))
+    try:
+        yield psycopg.conninfo.make_conninfo(dsn, user=name)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+
+
+def _auditor_views(login: str, runs: dict[str, str]) -> dict[str, object]:
+    """The three views as ``login`` reads them, surrogate keys and clock readings left out, each run named by
+    its label in ``runs`` (keyed by the token's SHA-256), scores to 3 places (recency is measured from now())."""
+    with psycopg.connect(login, autocommit=True) as c:
+        audit = [(runs[r[0]], *r[1:]) for r in c.execute(
+            """SELECT run_token_sha256, tenant_id, agent_id, destination_conversation_id, requester_id,
+                      searched_at IS NOT NULL, query_digest IS NOT NULL, digest_key_id, query_term_count, speaker,
+                      sent_after, sent_before, effective_limit, hit_count, selected_count, hit_message_ids,
+                      selected_message_ids, excluded_speaker, excluded_time, excluded_perspective,
+                      excluded_audience, excluded_lineage, excluded_alive, excluded_in_context, excluded_budget,
+                      candidates_capped, status, budget_used, budget_remaining
+                 FROM history.search_audit""").fetchall()]
+        messages = [(runs[r[0]], *r[1:]) for r in c.execute(
+            """SELECT run_token_sha256, tenant_id, agent_id, position, message_id, conversation_id, sent_at, role,
+                      hit_message_id, hit_rank, round(text_score::numeric, 3), round(coverage::numeric, 3),
+                      round(actor::numeric, 3), round(conversation::numeric, 3),
+                      round(participation::numeric, 3), round(recency::numeric, 3), round(total::numeric, 3)
+                 FROM history.search_audit_messages""").fetchall()]
+        # The search_audit row of each search_audit_messages row, by the keys the two views share.
+        joined = c.execute(
+            """SELECT count(*) FROM history.search_audit_messages m
+                 JOIN history.search_audit a USING (search_event_id, run_key, run_token_sha256, tenant_id)""").fetchone()[0]
+        status = c.execute(
+            """SELECT release, open_runs, oldest_open_run_started_at IS NOT NULL, searches_last_day,
+                      budget_exhausted_last_day, jsonb_array_length(searches_by_hour),
+                      (SELECT sum((x->>'searches')::int) FROM jsonb_array_elements(searches_by_hour) x),
+                      (SELECT sum((x->>'budget_exhausted')::int) FROM jsonb_array_elements(searches_by_hour) x),
+                      oldest_search_at IS NOT NULL, reindex_running, reindex_started_at, reindex_rows_done,
+                      reindex_percent
+                 FROM history.status""").fetchall()
+    return {"search_audit": sorted(audit, key=repr), "search_audit_messages": sorted(messages, key=repr),
+            "joined": joined, "status": status}
 
 
 def _writes(dsn: str) -> dict[str, object]:
@@ -530,6 +646,10 @@ def test_a_turn_on_the_coordinator_sees_what_one_node_sees(distributed):
     assert one[0] and any(before or after for _, _, before, after in one[0]), "hits, with neighbours"
     assert [h[0] for h in two[0] if h[0] not in {x[0] for x in one[0]}] == ["acme:only-two"]
     assert expected["t-one after delete"] and expected["t-one reply refused"]
+    views = expected["the auditor's views"]
+    assert {r[0] for r in views["search_audit"]} == {f"{t} {r}" for t in ("t-one", "t-two") for r in ("run", "again")}
+    assert views["search_audit_messages"] and views["joined"] == len(views["search_audit_messages"])
+    assert views["status"][0][3] == len(views["search_audit"]), "searches of the last day"
     assert _turn(distributed) == expected
 
 

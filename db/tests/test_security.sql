@@ -2,7 +2,7 @@
 -- Catalog-wide checks loop over every function and relation of the schema,
 -- so a function or table added later is covered without editing this file.
 BEGIN;
-SELECT plan(155);
+SELECT plan(172);
 
 -- The public SQL surface and who may execute each function.
 CREATE TEMP TABLE surface (name name, args name[], runtime boolean, searcher boolean, auditor boolean,
@@ -43,7 +43,14 @@ INSERT INTO surface VALUES
     ('verify_query_digest', ARRAY['uuid', 'text'],
         false, false, false, true),
     ('run_status', ARRAY['uuid'],
-        true, true, false, false);
+        true, true, false, false),
+    -- The auditor's views read through these on Citus (the owner's connections reach the shards).
+    ('_search_audit_rows', ARRAY[]::name[],
+        false, false, true, false),
+    ('_search_audit_messages_rows', ARRAY[]::name[],
+        false, false, true, false),
+    ('_status_rows', ARRAY[]::name[],
+        false, false, true, false);
 
 CREATE TEMP TABLE client_roles (role name) ON COMMIT DROP;
 INSERT INTO client_roles VALUES ('history_runtime'), ('history_searcher'), ('history_auditor'),
@@ -125,8 +132,8 @@ SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM
           'history_searcher may execute search_history (procedure, search and reveal) and run_status, nothing else');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_auditor', oid, 'EXECUTE')),
-          ARRAY['schema_release'],
-          'history_auditor may execute schema_release (history.status shows it) and no other function');
+          ARRAY['_search_audit_messages_rows', '_search_audit_rows', '_status_rows', 'schema_release'],
+          'history_auditor may execute the functions of its three views (what they read on Citus) and schema_release (history.status shows it), no other');
 SELECT is((SELECT coalesce(array_agg(proname::text ORDER BY proname), '{}') FROM schema_functions
             WHERE pg_catalog.has_function_privilege('history_digest_verifier', oid, 'EXECUTE')),
           ARRAY['verify_query_digest'],
@@ -141,7 +148,7 @@ SELECT is((SELECT coalesce(array_agg(signature ORDER BY signature), '{}') FROM s
             WHERE NOT in_extension AND pg_catalog.pg_get_functiondef(oid) ~* 'advisory'),
           '{}'::text[], 'no function of schema history takes an advisory lock (any login could take the same key)');
 
--- ---------------------------------------------------------------- functions, one by one (16 + 64)
+-- ---------------------------------------------------------------- functions, one by one (21 + 84)
 SELECT is_definer('history', s.name, s.args, pg_catalog.format('history.%s is SECURITY DEFINER', s.name))
   FROM surface s ORDER BY s.name;
 SELECT function_privs_are('history', s.name, s.args, r.role,
@@ -274,6 +281,9 @@ SELECT throws_ok('SELECT count(*) FROM history.conversation_search_events', '425
                  'history_auditor: reading the audit table directly is refused');
 SELECT lives_ok('SELECT count(*) FROM history.search_audit', 'history_auditor: history.search_audit is readable');
 SELECT lives_ok('SELECT count(*) FROM history.search_audit_messages', 'history_auditor: history.search_audit_messages is readable');
+SELECT lives_ok('SELECT count(*) FROM history._search_audit_rows()', 'history_auditor: history._search_audit_rows() is executable');
+SELECT throws_ok('SELECT count(*) FROM history.messages', '42501', NULL,
+                 'history_auditor: reading message text (history.messages) is refused');
 SELECT throws_ok($$SELECT history._search_history(gen_random_uuid(), 'anything')$$, '42501', NULL,
                  'history_auditor: _search_history is refused');
 SELECT throws_ok($$SELECT history.verify_query_digest(gen_random_uuid(), 'q')$$, '42501', NULL,

@@ -170,13 +170,14 @@ def add_distribute(sub: Subparsers) -> None:
                        description="On a Citus coordinator, after migrate, as a superuser: hash-distribute every "
                                    "table of schema history that has a tenant_key column by it (co-located), make "
                                    "every other table a reference table, and create the schema's functions on "
-                                   "every node; lets history_owner log in on the workers only. One transaction for "
+                                   "every node; make the auditor's views read through their SECURITY DEFINER "
+                                   "functions; lets history_owner log in on the workers only. One transaction for "
                                    "the tables. Prints what it changed; running it again changes nothing and says "
                                    "'up to date' (docs/scale-out.md).")
     _add_dsn(p)
     p.add_argument("--json", action="store_true",
-                   help='one JSON object: {"distributed", "reference", "functions", "changed", "workers", '
-                        '"up_to_date"}')
+                   help='one JSON object: {"distributed", "reference", "functions", "views", "changed", '
+                        '"workers", "up_to_date"}')
     p.set_defaults(func=run_distribute)
 
 

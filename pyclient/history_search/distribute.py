@@ -16,7 +16,15 @@ layout is derived from the catalog, not from a list:
   ``force_delegation``: a call naming the tenant as a constant runs on the
   worker that holds the tenant, where each of its statements is local (and
   must name that tenant). Every other call runs on the coordinator and its
-  statements go to the shard(s) they name.
+  statements go to the shard(s) they name;
+* every view ``history.V`` that has a function ``history._V_rows()`` (the
+  auditor's ``search_audit``, ``search_audit_messages`` and ``status``) is
+  redefined as ``SELECT * FROM history._V_rows()``, same columns. Citus reads a
+  view's shards over connections opened as the *session's* role, which an
+  auditor's login cannot pass (and must not: the shards hold the text); the
+  function is SECURITY DEFINER, so its reads go as the owner. One node keeps
+  the view's own query, whose filters reach the tables' indexes. A migrate that
+  re-creates such a view puts the one-node query back: run distribute again.
 
 Citus refuses to distribute a table that has a foreign key to a table that is
 not distributed yet, and turns a local table that references a reference table
@@ -59,7 +67,9 @@ class Layout:
     distributed: list[str] = field(default_factory=list)  # hash-distributed by tenant_key
     reference: list[str] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
-    #: what this run changed: tables and functions it distributed, foreign keys it re-created
+    #: the views that read through their ``_V_rows()`` function
+    views: list[str] = field(default_factory=list)
+    #: what this run changed: tables and functions it distributed, views it redefined
     changed: list[str] = field(default_factory=list)
     workers: list[str] = field(default_factory=list)
 
@@ -69,6 +79,7 @@ class Layout:
 
     def as_dict(self) -> dict[str, Any]:
         return {"distributed": self.distributed, "reference": self.reference, "functions": self.functions,
+                "views": self.views,
                 "changed": self.changed, "workers": self.workers, "up_to_date": self.up_to_date}
 
 
@@ -131,6 +142,27 @@ SELECT f.signature,
           FROM pg_catalog.pg_proc p
          WHERE p.pronamespace = %(schema)s::regnamespace AND p.prokind IN ('f', 'p')) f
  ORDER BY 1
+"""
+
+# Each view V of the schema with a function _V_rows() of no arguments, and whether V reads it already.
+_FUNCTION_VIEWS = """
+SELECT v.oid::regclass::text, f.oid::regprocedure::text,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r
+                 JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid = r.oid
+                WHERE r.ev_class = v.oid AND d.refclassid = 'pg_catalog.pg_proc'::regclass AND d.refobjid = f.oid)
+  FROM pg_catalog.pg_class v
+  JOIN pg_catalog.pg_proc f ON f.pronamespace = v.relnamespace AND f.pronargs = 0
+                           AND f.proname = '_' || v.relname || '_rows'
+ WHERE v.relnamespace = %(schema)s::regnamespace AND v.relkind = 'v'
+ ORDER BY 1
+"""
+
+# A view's columns in order, each with its collation where it is not its type's.
+_VIEW_COLUMNS = """
+SELECT a.attname::text, CASE WHEN a.attcollation <> t.typcollation THEN a.attcollation::regcollation::text END
+  FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+ WHERE a.attrelid = %s::regclass AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY a.attnum
 """
 
 
@@ -289,6 +321,18 @@ def distribute(dsn: str) -> Layout:
             if len(failed) == len(pending):
                 raise DistributeError(f"could not create {failed[0][0]} on the workers: {failed[0][2]}")
             pending = [(f, delegated) for f, delegated, _ in failed]
+        # After the functions: Citus creates the views on the workers too, with what they depend on.
+        for view, function, done in connection.execute(_FUNCTION_VIEWS, {"schema": SCHEMA}).fetchall():
+            layout.views.append(view)
+            if not done:
+                # The same columns (PostgreSQL refuses any other replacement), with the view's collations: a
+                # function's result columns carry none. The owner, comment and grants stay.
+                columns = [sql.SQL("f.{} COLLATE {} AS {}").format(sql.Identifier(n), sql.SQL(c), sql.Identifier(n))
+                           if c else sql.SQL("f.{}").format(sql.Identifier(n))
+                           for n, c in connection.execute(_VIEW_COLUMNS, (view,)).fetchall()]
+                connection.execute(sql.SQL("CREATE OR REPLACE VIEW {} AS SELECT {} FROM {} AS f").format(
+                    sql.SQL(view), sql.SQL(", ").join(columns), sql.SQL(function)))
+                layout.changed.append(f"view {view} reads {function}")
         # Last: the first object of this database that Citus creates on the workers with its owner
         # re-creates the owner role there as the coordinator has it (NOLOGIN).
         if _owner_logs_in_on_workers(connection):

@@ -43,9 +43,12 @@ _RUNTIME_FUNCTIONS = (
     "post_message", "record_reply", "remove_member", "revoke_proof", "upsert_account", "upsert_conversation",
 )
 
+#: What the auditor's views read on Citus (``history-search distribute`` puts them behind the views there).
+_AUDITOR_FUNCTIONS = ("_search_audit_rows", "_search_audit_messages_rows", "_status_rows")
+
 #: The functions that run as their owner (the SQL surface behind the search procedure).
 DEFINER_FUNCTIONS = frozenset((*_RUNTIME_FUNCTIONS, "_search_history", "_search_reveal", "run_status",
-                               "verify_query_digest"))
+                               "verify_query_digest", *_AUDITOR_FUNCTIONS))
 
 #: (object, privilege, grantee) for each privilege the release grants in schema history to a role other
 #: than its owner. Objects are ``schema``, ``function NAME`` (any signature) or ``relation NAME``.
@@ -59,6 +62,7 @@ GRANTS = frozenset(
     + [(f"relation {view}", "SELECT", "history_auditor") for view in ("search_audit", "search_audit_messages", "status")]
     # history.status shows the release: a function a view calls is checked against its reader.
     + [("function schema_release", "EXECUTE", "history_auditor")]
+    + [(f"function {name}", "EXECUTE", "history_auditor") for name in _AUDITOR_FUNCTIONS]
 )
 
 #: The settings every definer function pins (results never depend on the caller's session).
