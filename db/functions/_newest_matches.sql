@@ -203,10 +203,13 @@ BEGIN
     END IF;
 
     IF v_strategy IN ('probe', 'walk') THEN  -- forced (a walk needs a list: probe all of the agent's conversations)
+        -- The tenant's newest rows; ROW(d.*) and its type, not d (on a Citus worker, a shard's row type).
         EXECUTE 'SELECT ARRAY(
-            SELECT d FROM (SELECT * FROM history.message_search_documents d
-                            ORDER BY d.sent_at DESC, d.message_id DESC
-                            LIMIT $9) d
+            SELECT ROW(d.*)::history.message_search_documents
+              FROM (SELECT * FROM history.message_search_documents d
+                     WHERE d.tenant_key = $16
+                     ORDER BY d.sent_at DESC, d.message_id DESC
+                     LIMIT $9) d
              WHERE ' || v_filters || '
              ORDER BY d.sent_at DESC, d.message_id DESC
              LIMIT $8)'

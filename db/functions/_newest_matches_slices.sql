@@ -94,8 +94,9 @@ BEGIN
             -- Years left to read, or (at the yield so far) the rest holds
             -- fewer than twice the matches still wanted: read the rest at
             -- once, through the text index alone.
+            -- ROW(d.*) and its type, not d: executed on a Citus worker's shard, d is the shard's row type.
             EXECUTE 'SELECT ARRAY(
-                SELECT d FROM history.message_search_documents d
+                SELECT ROW(d.*)::history.message_search_documents FROM history.message_search_documents d
                  WHERE ' || v_filters || '
                    AND d.sent_at < $9
                  ORDER BY d.sent_at DESC, d.message_id DESC
@@ -195,8 +196,9 @@ BEGIN
             || CASE WHEN v_slice_read IN ('listed', 'and') THEN '
            AND d.sent_at >= $10 AND d.sent_at < $11' ELSE '' END
             || v_other_filters;
+        -- ROW(d.*) and its type, not d: executed on a Citus worker's shard, d is the shard's row type.
         EXECUTE 'SELECT ARRAY(
-            SELECT d FROM history.message_search_documents d
+            SELECT ROW(d.*)::history.message_search_documents FROM history.message_search_documents d
              WHERE ' || v_slice_where || '
              ORDER BY d.sent_at DESC, d.message_id DESC
              LIMIT $8)'
