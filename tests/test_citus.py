@@ -780,6 +780,51 @@ def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus
         [], ["BEGIN", "_search_in_tenant", "COMMIT", "BEGIN", "_reveal_in_tenant", "COMMIT"]], logs
 
 
+def test_every_candidate_strategy_runs_in_a_call_delegated_to_the_tenants_worker(distributed):
+    """In a delegated search every statement runs on the tenant's shards, where Citus executes it in
+    the worker's own process (its whole-row values are then of the shard's row type, and an EXPLAIN
+    turns that execution off): each of _newest_matches' strategies, forced, returns there what the
+    others return (test_newest_matches.sql proves them equal on one node)."""
+    w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
+    with _as(distributed, "history_runtime") as rc:
+        rt = Runtime(rc, tenant="t-one")
+        with rc.transaction():
+            load_world(rt, w)
+    with psycopg.connect(distributed, autocommit=True) as c:
+        tenant, agent = c.execute(
+            """SELECT t.tenant_key, a.account_key FROM history.tenants t
+                 JOIN history.accounts a ON a.tenant_key = t.tenant_key AND a.account_id = %s
+                WHERE t.tenant_id = 't-one'""", (w.agent,)).fetchone()
+        conversations = [k for (k,) in c.execute(
+            "SELECT conversation_key FROM history.conversations WHERE tenant_key = %s ORDER BY 1", (tenant,))]
+        # A probe delegated as the search is: the matches' ids and the port of the server it ran on.
+        c.execute("SET ROLE history_owner")
+        c.execute("""CREATE FUNCTION history.probe_matches_in_tenant(p_tenant integer, p_agent bigint,
+                                                               p_conversations bigint[], p_strategy text)
+                     RETURNS text LANGUAGE plpgsql AS $$
+                     BEGIN
+                         RETURN pg_catalog.inet_server_port() || ' ' || (
+                             SELECT pg_catalog.string_agg(n.message_id, ',' ORDER BY n.sent_at DESC, n.message_id DESC)
+                               FROM history._newest_matches(p_tenant, pg_catalog.to_tsquery('simple', 'atlas | launch'),
+                                                            p_agent, p_conversations, NULL, true, NULL, NULL, NULL,
+                                                            6, p_strategy) n);
+                     END $$""")
+        c.execute("RESET ROLE")
+        c.execute("""SELECT create_distributed_function(
+                         'history.probe_matches_in_tenant(integer, bigint, bigint[], text)', 'p_tenant',
+                         colocate_with => 'history.conversations', force_delegation => true)""")
+        found = {}
+        for strategy in ("text", "walk", "probe", "slice", "slice:and", "slice:filter", "slice:listed", "slice:weeks"):
+            with c.transaction():  # in a transaction, as the search's call is
+                found[strategy] = c.execute(
+                    sql.SQL("SELECT * FROM history.probe_matches_in_tenant({}, {}, %s, %s)").format(
+                        sql.Literal(tenant), sql.Literal(agent)), (conversations, strategy)).fetchone()[0]
+        coordinator_port = c.execute("SELECT inet_server_port()").fetchone()[0]
+    ports = {v.split()[0] for v in found.values()}
+    assert len(ports) == 1 and str(coordinator_port) not in ports, found  # on one worker, not here
+    assert len({v.split()[1] for v in found.values()}) == 1 and "acme:" in next(iter(found.values())), found
+
+
 def test_bench_loader_fills_tenants_that_distribute_spreads_over_both_workers(citus, migrated):
     """The bench's bulk load on a coordinator before ``distribute`` (local tables, one
     world per tenant), then ``distribute`` copies the rows into the shards; ingest then

@@ -55,9 +55,12 @@ DECLARE
 BEGIN
     -- The hours that can hold a match, newest first: from the newest
     -- row's (or p_before's) to the oldest row's (or p_after's).
-    IF v_newest IS NULL THEN
+    IF v_newest IS NULL AND pg_catalog.current_setting('citus.version', true) IS NULL THEN
         SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
           FROM history.message_search_documents d;  -- two index probes
+    ELSIF v_newest IS NULL THEN  -- on Citus the tenant's shard alone (as _newest_matches reads them)
+        SELECT pg_catalog.max(d.sent_at), pg_catalog.min(d.sent_at) INTO v_newest, v_oldest
+          FROM history.message_search_documents d WHERE d.tenant_key = p_tenant;
     END IF;
     IF v_newest IS NULL THEN
         RETURN;
