@@ -35,6 +35,7 @@ AS $function$
 DECLARE
     v_tenant integer;
     v_result history.search_result;
+    v_superuser boolean := (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user);
 BEGIN
     -- Only in a transaction a procedure began (its COMMIT starts the next one
     -- with a fresh transaction_timestamp(), later than the CALL's
@@ -44,8 +45,7 @@ BEGIN
     -- keeps open. Hits are guarded by history._search_reveal whatever the
     -- caller; this is state, not message text, so it holds in any
     -- lc_messages. A superuser session (tests, a DBA) may call it.
-    IF NOT transaction_timestamp() > statement_timestamp()
-       AND NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user) THEN
+    IF NOT transaction_timestamp() > statement_timestamp() AND NOT v_superuser THEN
         RAISE EXCEPTION 'history._search_history runs only in a transaction begun by CALL history.search_history'
             USING ERRCODE = '42501',
                   HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
@@ -58,7 +58,7 @@ BEGIN
     SELECT * INTO v_result
       FROM history._search_in_tenant(v_tenant, p_run, p_query, p_speaker, p_after, p_before, p_limit);
 
-    IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = session_user) THEN
+    IF NOT v_superuser THEN
         v_result.hits := '{}';
     END IF;
     RETURN v_result;
