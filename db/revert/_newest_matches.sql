@@ -7,6 +7,7 @@ BEGIN;
 SET LOCAL ROLE history_owner;
 DROP FUNCTION history._listed_rows(bigint[], float8, regclass);  -- it gained p_relation
 DROP FUNCTION history._local_shard(regclass, integer);
+DROP FUNCTION history._local_shards(regclass[], integer);
 DROP FUNCTION history._newest_matches(integer, tsquery, bigint, bigint[], tstzmultirange[], boolean, bigint[], timestamptz, timestamptz, integer, text, bigint[], bigint[], tstzmultirange[], bigint[]);
 RESET ROLE;
 COMMIT;

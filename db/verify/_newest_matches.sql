@@ -7,5 +7,6 @@ SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._newest_mat
 SELECT 'history._listed_rows(bigint[], float8, regclass)'::regprocedure;
 SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._listed_rows(bigint[], float8, regclass)', 'execute'))::int;
 SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._local_shard(regclass, integer)', 'execute'))::int;
+SELECT 1 / (NOT pg_catalog.has_function_privilege('public', 'history._local_shards(regclass[], integer)', 'execute'))::int;
 
 ROLLBACK;
