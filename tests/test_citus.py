@@ -154,8 +154,10 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
         {t: "reference" for t in all_tables - tenant_tables}
     assert {"history.tenants", "history.search_settings", "history.query_digest_keys", "history.run_tokens"} \
         <= all_tables - tenant_tables
-    # The search and its reveal, delegated by their tenant, with the messages; nothing else.
+    # post_message's work, the search and its reveal, delegated by their tenant, with the messages; nothing else.
     assert delegated == [
+        ("history._post_message_in_tenant(integer,text,text,text,text,timestamp with time zone,text[])",
+         0, True, True),
         ("history._reveal_in_tenant(integer,uuid,uuid,text)", 0, True, True),
         ("history._search_in_tenant(integer,uuid,text,text,timestamp with time zone,timestamp with time zone,integer)",
          0, True, True)]
@@ -705,10 +707,40 @@ def _remote_commands(conn: psycopg.Connection, statement: str, params: tuple = (
     return seen
 
 
-def test_post_message_is_one_read_and_three_writes_on_the_tenants_worker(distributed):
-    """What bounds ingest on Citus is the statements post_message sends the worker, one round
-    trip each: one read (every lookup and check), then the message, its event and its
-    projection row, one-phase commit on one worker."""
+@contextlib.contextmanager
+def _owner_statements_logged(citus: ThrowawayCitusCluster, distributed: str) -> Iterator[list[str]]:
+    """Each worker's log of what the owner's connections run while the block runs: the commands they
+    receive, top level only, and the statements Citus executes on a shard in the worker's process
+    (its local execution). Not propagated: a setting of this test's workers alone, read by the new
+    connections a new coordinator session opens."""
+    database = distributed.rsplit("/", 1)[1]
+
+    def set_log_statement(value: str) -> None:
+        for node in citus.workers:
+            with psycopg.connect(node.dsn_for(database), autocommit=True) as c:
+                c.execute("SET citus.enable_ddl_propagation = off")
+                c.execute(f"ALTER ROLE history_owner {value}")
+
+    set_log_statement("SET log_statement = 'all'")
+    logs: list[str] = []
+    try:
+        start = [node.log_file.stat().st_size for node in citus.workers]
+        yield logs
+        logs.extend(node.log_file.read_bytes()[size:].decode(errors="replace")
+                    for node, size in zip(citus.workers, start))
+    finally:
+        set_log_statement("RESET log_statement")
+
+
+def _logged_statements(log: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"LOG:  (?:statement|execute [^:]*): (.*)", log)]
+
+
+def test_post_message_is_one_call_on_the_tenants_worker(citus, distributed):
+    """Ingest on Citus: post_message sends the tenant's worker one call (delegated), in a one-phase
+    transaction, and nothing to the other worker. There its read of every lookup and check is one
+    statement on the tenant's shards, planned once; only its three writes go through Citus, which
+    runs them on the shards in the worker's process (docs/scale-out.md, "Ingest")."""
     with psycopg.connect(distributed, autocommit=True) as conn:
         conn.execute("SELECT history.upsert_account('p1', 'person', 'P One', 'acme')")
         conn.execute("SELECT history.upsert_conversation('c1', 'group', 'C one', NULL, 'acme')")
@@ -716,15 +748,17 @@ def test_post_message_is_one_read_and_three_writes_on_the_tenants_worker(distrib
         conn.execute("SELECT history.post_message('m0', 'c1', 'p1', 'first words', '2026-02-01', '{}', 'acme')")
         sent = _remote_commands(conn, "SELECT history.post_message('m1', 'c1', 'p1', 'launch review at noon', "
                                       "'2026-02-02', '{}', 'acme')")
-        commands = [re.sub(r"^(\w+)(?: INTO history\.(\w+?)_\d+)?.*", r"\1 \2", c, flags=re.S).strip()
-                    for c, _ in sent]
-        assert commands == ["SELECT", "BEGIN", "INSERT messages", "INSERT message_events",
-                            "INSERT message_search_documents", "COMMIT"], sent
+        assert [c.split()[0] for c, _ in sent] == ["BEGIN", "SELECT", "COMMIT"], sent
+        assert "history._post_message_in_tenant(" in sent[1][0], sent
         assert len({server for _, server in sent}) == 1, sent  # the tenant's worker, no two-phase commit
-        # A repeat is one read; a message with a new author for the conversation adds its row.
+        # A repeat is the same one call, and changes nothing.
         assert [c.split()[0] for c, _ in _remote_commands(
             conn, "SELECT history.post_message('m1', 'c1', 'p1', 'launch review at noon', '2026-02-02', '{}', 'acme')")
-        ] == ["SELECT"]
+        ] == ["BEGIN", "SELECT", "COMMIT"]
+        with _owner_statements_logged(citus, distributed) as logs:
+            with psycopg.connect(distributed, autocommit=True) as fresh:
+                fresh.execute("SELECT history.post_message('m2', 'c1', 'p1', 'launch review at one', "
+                              "'2026-02-03', '{}', 'acme')")
         row = conn.execute(
             """SELECT d.has_lineage, d.document = history._document_vector('launch review at noon', 'english'),
                       m.current_event_key = e.event_key
@@ -734,6 +768,17 @@ def test_post_message_is_one_read_and_three_writes_on_the_tenants_worker(distrib
                 WHERE m.message_id = 'm1' AND m.tenant_key = (SELECT tenant_key FROM history.tenants
                                                                WHERE tenant_id = 'acme')""").fetchone()
         assert row == (False, True, True)
+        assert conn.execute("SELECT count(*) FROM history.messages WHERE message_id = 'm2'").fetchone() == (1,)
+    # On the tenant's worker: the call, and Citus' local execution of the three writes on the tenant's
+    # shards; no statement of Citus' reads a shard of a distributed table (the read went to them directly).
+    on_shards = [[re.sub(r"^(\w+)(?: INTO)? history\.(\w+?)_\d{6}\b.*", r"\1 \2", t, flags=re.S)
+                  for t in _logged_statements(log) if re.search(r"history\.\w+_\d{6}\b", t)]
+                 for log in logs]
+    writes = ["INSERT messages", "INSERT message_events", "INSERT message_search_documents"]
+    tenants_worker = [i for i, log in enumerate(logs) if "_post_message_in_tenant(" in log]
+    assert len(tenants_worker) == 1, logs
+    assert [t for t in on_shards[tenants_worker[0]] if not t.startswith("SELECT (SELECT s.max_body_bytes")] == writes, logs
+    assert _logged_statements(logs[1 - tenants_worker[0]]) == [], logs
 
 
 def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus, distributed):
@@ -749,23 +794,9 @@ def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus
                         w.ago(minutes=2))
         run = rt.begin_run(w.agent, w.launch, w.alice, w.m("launch-7"))
         Search(sc, run).search("Atlas", limit=1)  # the session's connections to the workers, opened
-        # Each command the owner's connections receive on the workers, top level only (not the statements
-        # a function runs), in each worker's log. Not propagated: a setting of this test's workers alone.
-        for node in citus.workers:
-            with psycopg.connect(node.dsn_for(distributed.rsplit("/", 1)[1]), autocommit=True) as c:
-                c.execute("SET citus.enable_ddl_propagation = off")
-                c.execute("ALTER ROLE history_owner SET log_statement = 'all'")
-        try:
+        with _owner_statements_logged(citus, distributed) as logs:
             with _as(distributed, "history_searcher") as fresh:  # new connections, which read the setting
-                start = [node.log_file.stat().st_size for node in citus.workers]
                 result = Search(fresh, run).search("Atlas launch date", limit=5)
-                logs = [node.log_file.read_bytes()[size:].decode(errors="replace")
-                        for node, size in zip(citus.workers, start)]
-        finally:
-            for node in citus.workers:
-                with psycopg.connect(node.dsn_for(distributed.rsplit("/", 1)[1]), autocommit=True) as c:
-                    c.execute("SET citus.enable_ddl_propagation = off")
-                    c.execute("ALTER ROLE history_owner RESET log_statement")
     assert result.hits
 
     def command(text: str) -> str:  # BEGIN, COMMIT, the function a SELECT calls, or the text
@@ -773,8 +804,7 @@ def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus
         return called.group(1) if called else text.split()[0] if text.split()[0] in ("BEGIN", "COMMIT") else text
     # A statement on a shard (history.messages_102008 …) is the worker running the search's own statements
     # in its process (Citus logs its local execution too): no command was sent for it.
-    commands = [[command(m.group(1)) for m in re.finditer(r"LOG:  (?:statement|execute [^:]*): (.*)", log)
-                 if not re.search(r"history\.\w+_\d{6}\b", m.group(1))]
+    commands = [[command(t) for t in _logged_statements(log) if not re.search(r"history\.\w+_\d{6}\b", t)]
                 for log in logs]
     assert sorted(commands, key=len) == [
         [], ["BEGIN", "_search_in_tenant", "COMMIT", "BEGIN", "_reveal_in_tenant", "COMMIT"]], logs
