@@ -262,6 +262,13 @@ def band(x: Question, sc: Scores, delta: float = 0.03) -> Scores:
         x.cov(j) for j in x.window(i) if j in ms and j not in shown) + sc[i] * 1e-6)
 
 
+def flat_band(x: Question, sc: Scores, delta: float = 0.05, flat: float = 0.7) -> Scores:
+    """band(delta) only when the top is flat (the 8th score at least `flat` of the first: many partial
+    matches, as multi-hop questions have), else the shipped order."""
+    o = x.order(sc)
+    return band(x, sc, delta) if len(o) >= 8 and sc[o[7]] >= flat * sc[o[0]] else sc
+
+
 def weak_shown(x: Question, sc: Scores, w: float = 0.1) -> Scores:
     """Greedy: - w x (1 - the match's relative text) when a chosen hit already shows it as a neighbour."""
     return _greedy(x, sc, lambda i, shown, matched, top: sc[i] - w * (i in shown) * (1 - x.rel[i]))
@@ -303,6 +310,7 @@ VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str,
     "new_shown0.2": (lambda x, s: new_shown(x, s, 0.2), {}),
     "band0.03": (lambda x, s: band(x, s, 0.03), {}),
     "band0.05": (lambda x, s: band(x, s, 0.05), {}),
+    "flat_band0.05": (lambda x, s: flat_band(x, s, 0.05, 0.7), {}),
     "weak_shown0.1": (lambda x, s: weak_shown(x, s, 0.1), {}),
     "feedback_k2m5+band0.03": (chain((feedback, {"w": 0.2, "k": 2, "m": 5}), (band, {"delta": 0.03})), {}),
     "feedback+window_coverage0.2+new_shown0.2": (chain((feedback, {}), (window_coverage, {}),
