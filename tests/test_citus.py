@@ -665,6 +665,35 @@ def test_concurrent_searches_on_the_coordinator_keep_the_budget_exact(distribute
     exhaust_the_budget_from_two_sessions(distributed, isolation)
 
 
+def test_the_differential_model_holds_on_the_coordinator(distributed):
+    """The spec's executable model (tests/test_differential.py) against a distributed database, step by
+    step: its hand-written scenarios (a lineage leak, linked accounts widening a direct conversation, the
+    delivery rechecks, a reply's send time, an outsider in the audience, two tenants sharing ids, an ended
+    run) and random worlds of the search, delivery and the budget, each compared with the model at every
+    search, check and reply, as on one node."""
+    from hypothesis import HealthCheck, given, settings
+    from tests import test_differential as diff
+
+    side = diff.SqlSide(distributed)
+    try:
+        for scenario in (diff.LINEAGE_LEAK, diff.ENDED_AND_BAD_LIMIT, diff.AUDIENCE_OUTSIDER, diff.TENANT_OVERLAP,
+                         diff.DIRECT_LINKS, diff.DELIVERY_RECHECK, diff.REPLY_SENT_AT):
+            diff.run_scenario(side, scenario)
+        worlds: list[str] = []
+        # Fewer worlds than one node's job (each costs a second or two here); derandomized, so a failure repeats.
+        for strategy, count in ((diff.scenarios(), 30), (diff.budget_scenarios(), 3)):
+            @settings(max_examples=count, derandomize=True, database=None, deadline=None,
+                      suppress_health_check=list(HealthCheck))
+            @given(scenario=strategy)
+            def matches_model(scenario):
+                worlds.append(scenario.weights)
+                diff.run_scenario(side, scenario)
+            matches_model()
+        assert len(worlds) == 33
+    finally:
+        side.close()
+
+
 def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):
     """A SECURITY DEFINER function runs as history_owner, and Citus reaches the workers' shards as the
     current role: it works because distribute let the owner log in on the workers, and fails without it
