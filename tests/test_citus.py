@@ -694,6 +694,33 @@ def test_the_differential_model_holds_on_the_coordinator(distributed):
         side.close()
 
 
+def test_reindex_runs_on_the_coordinator_tenant_by_tenant(distributed):
+    """history-search reindex on a distributed database: every batch names its tenant (one tenant's
+    shards), and it rebuilds the rows of every tenant."""
+    from history_search.cli import main
+
+    at = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
+    with _as(distributed, "history_runtime") as rc:
+        for tenant in ("t-one", "t-two"):
+            rt = Runtime(rc, tenant=tenant)
+            rt.upsert_account("ann", "person")
+            rt.upsert_conversation("team", "group")
+            rt.add_member("team", "ann", at)
+            for i in range(5):
+                rt.post_message(f"m{i}", "team", "ann", f"ticket PROJ-{4800 + i} about the houses", at)
+    with psycopg.connect(distributed, autocommit=True) as conn:
+        conn.execute("UPDATE history.message_search_documents SET document = to_tsvector('simple', 'stale') "
+                     "WHERE message_id IN ('m1', 'm3')")
+        assert main(["reindex", "--dsn", distributed, "--batch-size", "2"]) == 0
+        assert conn.execute("SELECT count(*) FROM history.message_search_documents d "
+                            "JOIN history.messages m ON m.message_key = d.message_key AND m.tenant_key = d.tenant_key "
+                            "JOIN history.message_events e ON e.event_key = m.current_event_key "
+                            " AND e.tenant_key = m.tenant_key "
+                            "WHERE d.document = history._document_vector(e.body, 'english')").fetchone() == (10,)
+        assert conn.execute("SELECT rows_done, rows_changed, finished_at IS NOT NULL "
+                            "FROM history.reindex_progress").fetchone() == (10, 4, True)
+
+
 def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):
     """A SECURITY DEFINER function runs as history_owner, and Citus reaches the workers' shards as the
     current role: it works because distribute let the owner log in on the workers, and fails without it

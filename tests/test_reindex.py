@@ -87,12 +87,15 @@ def test_reindex_again_changes_nothing(world, conn, db_dsn, capsys):
 def test_an_interrupted_reindex_resumes_after_its_last_batch(world, conn, db_dsn, capsys):
     keys = [r[0] for r in conn.execute("SELECT message_key FROM history.message_search_documents ORDER BY message_key")]
     # As if a run had committed its batches up to the 10th row and then been stopped.
-    conn.execute("INSERT INTO history.reindex_progress VALUES (true, now(), %s, 10, 0, NULL)", (keys[9],))
+    conn.execute("INSERT INTO history.reindex_progress (singleton, started_at, last_tenant_key, last_message_key, "
+                 "rows_done, rows_changed, finished_at) VALUES (true, now(), "
+                 "(SELECT tenant_key FROM history.tenants WHERE tenant_id = 'default'), %s, 10, 0, NULL)", (keys[9],))
     conn.execute("UPDATE history.message_search_documents SET document = 'stale' WHERE message_key = ANY (%s)",
                  ([keys[2], keys[15]],))
+    tenant = conn.execute("SELECT tenant_key FROM history.tenants WHERE tenant_id = 'default'").fetchone()[0]
     assert main(["reindex", "--dsn", db_dsn, "--batch-size", "100"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"reindex: resuming after message key {keys[9]} (10 rows done")
+    assert out[0].startswith(f"reindex: resuming after message key {keys[9]} of tenant key {tenant} (10 rows done")
     assert out[-1].startswith("reindex: done, 19 rows, 1 changed")
     left = conn.execute("SELECT message_key FROM history.message_search_documents WHERE document = 'stale'").fetchall()
     assert left == [(keys[2],)], "rows before the restart point were done already and are not redone"
@@ -127,3 +130,41 @@ def test_reindex_remakes_the_people_s_name_terms(world, conn, db_dsn, capsys):
     conn.execute("UPDATE history.accounts SET name_terms = '{annlee}' WHERE account_id = 'ann'")
     assert main(["reindex", "--dsn", db_dsn]) == 0
     assert conn.execute("SELECT name_terms FROM history.accounts WHERE account_id = 'ann'").fetchone()[0] == made
+
+
+def test_reindex_goes_tenant_by_tenant_and_resumes_in_the_tenant_it_stopped_in(world, connect_as, conn, db_dsn, capsys):
+    """Tenant by tenant (each statement names its tenant: on Citus a batch is one tenant's shards), and a
+    restart point names its tenant: a run stopped inside the second tenant resumes there."""
+    other = Runtime(connect_as("history_runtime"), tenant="acme")
+    other.upsert_account("ann", "person")
+    other.upsert_conversation("team", "group")
+    other.add_member("team", "ann", T0 - timedelta(days=1))
+    for i in range(5):  # the same ids as the default tenant's
+        other.post_message(f"t{i}", "team", "ann", f"acme ticket {i}", T0 + timedelta(minutes=i))
+    conn.execute("UPDATE history.message_search_documents SET document = to_tsvector('simple', 'stale') "
+                 "WHERE message_id IN ('t1', 't2')")
+    assert sorted(stale(conn)) == ["t1", "t1", "t2", "t2"]  # in both tenants
+    default, acme = conn.execute(
+        "SELECT (SELECT tenant_key FROM history.tenants WHERE tenant_id = 'default'), "
+        "(SELECT tenant_key FROM history.tenants WHERE tenant_id = 'acme')").fetchone()
+    assert default < acme
+    acme_keys = [r[0] for r in conn.execute(
+        "SELECT message_key FROM history.message_search_documents WHERE tenant_key = %s ORDER BY message_key",
+        (acme,))]
+    # As if a run had done the default tenant and acme's first two messages (t0, t1), then been stopped.
+    conn.execute("INSERT INTO history.reindex_progress (singleton, started_at, last_tenant_key, last_message_key, "
+                 "rows_done, rows_changed, finished_at) VALUES (true, now(), %s, %s, 21, 0, NULL)",
+                 (acme, acme_keys[1]))
+    assert main(["reindex", "--dsn", db_dsn, "--batch-size", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"reindex: resuming after message key {acme_keys[1]} of tenant key {acme} ")
+    assert out[-1].startswith("reindex: done, 24 rows, 1 changed")
+    left = conn.execute("SELECT t.tenant_id, d.message_id FROM history.message_search_documents d "
+                        "JOIN history.tenants t USING (tenant_key) WHERE d.document = to_tsvector('simple', 'stale') "
+                        "ORDER BY 1, 2").fetchall()
+    # Before the restart point, left as they were: the whole default tenant, and acme's t1; after it, acme's t2.
+    assert left == [("acme", "t1"), ("default", "t1"), ("default", "t2")]
+    # From the start, every tenant's rows.
+    assert main(["reindex", "--dsn", db_dsn, "--batch-size", "2", "--restart"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("reindex: done, 24 rows, 3 changed")
+    assert stale(conn) == []

@@ -1,20 +1,15 @@
 -- Deploy history-search:reindex_documents to pg
 -- requires: core_tables _document_vector _refresh_name_terms
--- The procedure lives in db/functions/reindex_documents.sql; its progress table is here.
+-- The procedure lives in db/functions/reindex_documents.sql.
+-- Reworked after v0.3.0: Citus: tenant by tenant, every statement names the tenant; the progress keeps the tenant too (reindex_progress.last_tenant_key)
 BEGIN;
 SET LOCAL ROLE history_owner;
 
--- One row: the re-index under way (finished_at null) or the last one.
-CREATE TABLE history.reindex_progress (
-    singleton        boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-    started_at       timestamptz NOT NULL,
-    -- Every projection row with a key up to this one has been rebuilt.
-    last_message_key bigint NOT NULL,
-    rows_done        bigint NOT NULL,
-    rows_changed     bigint NOT NULL,
-    finished_at      timestamptz
-);
-COMMENT ON TABLE history.reindex_progress IS 'Progress of history.reindex_documents (restart point)';
+-- Every projection row of a tenant before this one, and of this one up to
+-- last_message_key, has been rebuilt. A re-index of the previous release left
+-- unfinished starts over (0: before every tenant).
+ALTER TABLE history.reindex_progress ADD COLUMN last_tenant_key integer NOT NULL DEFAULT 0;
+UPDATE history.reindex_progress SET last_message_key = 0, rows_done = 0, rows_changed = 0 WHERE finished_at IS NULL;
 
 \ir ../functions/reindex_documents.sql
 

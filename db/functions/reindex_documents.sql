@@ -1,6 +1,8 @@
 -- reindex_documents: rebuild every search projection row with the current
--- text analysis (_document_vector in its conversation's language), in
--- message-key order, one committed batch at a time (docs/text-analysis.md).
+-- text analysis (_document_vector in its conversation's language), tenant
+-- by tenant in message-key order, one committed batch at a time
+-- (docs/text-analysis.md). Every statement names its tenant, so on Citus each
+-- batch runs on the tenant's shards.
 --   * Restartable: progress is committed with each batch in
 --     history.reindex_progress; run again after an interruption and it
 --     continues after the last committed batch (p_restart => true starts over).
@@ -20,6 +22,8 @@ LANGUAGE plpgsql
 AS $procedure$
 DECLARE
     v_progress   history.reindex_progress;
+    v_tenant     integer;
+    v_finished   timestamptz;
     v_total      bigint;
     v_batch_last bigint;
     v_rows       bigint;
@@ -32,58 +36,79 @@ BEGIN
 
     SELECT * INTO v_progress FROM history.reindex_progress p WHERE p.finished_at IS NULL;
     IF FOUND AND NOT coalesce(p_restart, false) THEN
-        RAISE NOTICE 'reindex: resuming after message key % (% rows done, started %)',
-            v_progress.last_message_key, v_progress.rows_done, v_progress.started_at;
+        RAISE NOTICE 'reindex: resuming after message key % of tenant key % (% rows done, started %)',
+            v_progress.last_message_key, v_progress.last_tenant_key, v_progress.rows_done, v_progress.started_at;
     ELSE
-        INSERT INTO history.reindex_progress AS p (singleton, started_at, last_message_key, rows_done, rows_changed, finished_at)
-        VALUES (true, pg_catalog.clock_timestamp(), 0, 0, 0, NULL)
+        INSERT INTO history.reindex_progress AS p
+               (singleton, started_at, last_tenant_key, last_message_key, rows_done, rows_changed, finished_at)
+        VALUES (true, pg_catalog.clock_timestamp(), 0, 0, 0, 0, NULL)
         ON CONFLICT (singleton) DO UPDATE
-           SET started_at = excluded.started_at, last_message_key = 0, rows_done = 0, rows_changed = 0, finished_at = NULL
+           SET started_at = excluded.started_at, last_tenant_key = 0, last_message_key = 0, rows_done = 0,
+               rows_changed = 0, finished_at = NULL
         RETURNING * INTO v_progress;
     END IF;
     COMMIT AND NO CHAIN;
 
     SELECT pg_catalog.count(*) INTO v_total FROM history.message_search_documents;
+    v_tenant := v_progress.last_tenant_key;
     LOOP
+        IF v_tenant IS DISTINCT FROM v_progress.last_tenant_key THEN
+            -- The next tenant, from its first message.
+            UPDATE history.reindex_progress p SET last_tenant_key = v_tenant, last_message_key = 0
+            RETURNING * INTO v_progress;
+        END IF;
         WITH batch AS MATERIALIZED (
             SELECT d.message_key FROM history.message_search_documents d
-             WHERE d.message_key OPERATOR(pg_catalog.>) v_progress.last_message_key
+             WHERE d.tenant_key OPERATOR(pg_catalog.=) v_tenant
+               AND d.message_key OPERATOR(pg_catalog.>) v_progress.last_message_key
              ORDER BY d.message_key
              LIMIT p_batch_size
         ), analysed AS MATERIALIZED (
             SELECT m.message_key, history._document_vector(e.body, c.language) AS document
               FROM batch b
-              JOIN history.messages m ON m.message_key OPERATOR(pg_catalog.=) b.message_key
-              JOIN history.message_events e ON e.event_key OPERATOR(pg_catalog.=) m.current_event_key
-              JOIN history.conversations c ON c.conversation_key OPERATOR(pg_catalog.=) m.conversation_key
+              JOIN history.messages m
+                ON m.message_key OPERATOR(pg_catalog.=) b.message_key AND m.tenant_key OPERATOR(pg_catalog.=) v_tenant
+              JOIN history.message_events e
+                ON e.event_key OPERATOR(pg_catalog.=) m.current_event_key AND e.tenant_key OPERATOR(pg_catalog.=) v_tenant
+              JOIN history.conversations c
+                ON c.conversation_key OPERATOR(pg_catalog.=) m.conversation_key
+               AND c.tenant_key OPERATOR(pg_catalog.=) v_tenant
              WHERE e.event_kind OPERATOR(pg_catalog.<>) 'deleted'
                FOR SHARE OF m
         ), written AS (
             UPDATE history.message_search_documents d SET document = a.document
               FROM analysed a
-             WHERE d.message_key OPERATOR(pg_catalog.=) a.message_key
+             WHERE d.tenant_key OPERATOR(pg_catalog.=) v_tenant
+               AND d.message_key OPERATOR(pg_catalog.=) a.message_key
                AND d.document IS DISTINCT FROM a.document
             RETURNING d.message_key
         )
         SELECT (SELECT pg_catalog.max(b.message_key) FROM batch b), (SELECT pg_catalog.count(*) FROM batch),
                (SELECT pg_catalog.count(*) FROM written)
           INTO v_batch_last, v_rows, v_changed;
-        EXIT WHEN v_batch_last IS NULL;
+        IF v_batch_last IS NULL THEN
+            -- This tenant is done (or, for 0, there is none before the first).
+            SELECT pg_catalog.min(t.tenant_key) INTO v_tenant
+              FROM history.tenants t WHERE t.tenant_key OPERATOR(pg_catalog.>) v_tenant;
+            EXIT WHEN v_tenant IS NULL;
+            CONTINUE;
+        END IF;
 
         UPDATE history.reindex_progress p
            SET last_message_key = v_batch_last, rows_done = p.rows_done OPERATOR(pg_catalog.+) v_rows,
                rows_changed = p.rows_changed OPERATOR(pg_catalog.+) v_changed
         RETURNING * INTO v_progress;
         COMMIT AND NO CHAIN;
-        RAISE NOTICE 'reindex: % of % rows (%), % changed, last message key %',
+        RAISE NOTICE 'reindex: % of % rows (%), % changed, last message key % of tenant key %',
             v_progress.rows_done, v_total,
             pg_catalog.round(100.0 * v_progress.rows_done / GREATEST(v_total, 1), 1)::text OPERATOR(pg_catalog.||) '%',
-            v_progress.rows_changed, v_progress.last_message_key;
+            v_progress.rows_changed, v_progress.last_message_key, v_progress.last_tenant_key;
     END LOOP;
 
     -- The people's names are analysed as queries are: their stored terms too.
     PERFORM history._refresh_name_terms(NULL, true);
-    UPDATE history.reindex_progress p SET finished_at = pg_catalog.clock_timestamp() RETURNING * INTO v_progress;
+    v_finished := pg_catalog.clock_timestamp();  -- a value: Citus refuses a volatile function in an UPDATE
+    UPDATE history.reindex_progress p SET finished_at = v_finished RETURNING * INTO v_progress;
     COMMIT AND NO CHAIN;
     RAISE NOTICE 'reindex: done, % rows, % changed, in %',
         v_progress.rows_done, v_progress.rows_changed,
