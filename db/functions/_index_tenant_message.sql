@@ -1,7 +1,7 @@
 -- _index_tenant_message: (re)write the search projection row of a live
 -- message from its current text, in the caller's transaction, analysed in its
--- conversation's language (_document_vector). HS001 when the text cannot
--- be indexed (over PostgreSQL's tsvector size limit).
+-- conversation's language (_indexed_document: HS001 when the text cannot
+-- be indexed, over PostgreSQL's tsvector size limit).
 -- What _index_message does, with the message's tenant named in every
 -- statement, as a value (a join condition on it is not enough for Citus to
 -- route a subquery): on Citus (tenant_key is the distribution column) each is
@@ -22,12 +22,7 @@ BEGIN
       FROM history.messages m
       JOIN history.conversations c ON c.conversation_key = m.conversation_key AND c.tenant_key = p_tenant_key
      WHERE m.message_key = p_message_key AND m.tenant_key = p_tenant_key;
-    BEGIN
-        v_document := history._document_vector(p_body, v_language);
-    EXCEPTION WHEN program_limit_exceeded THEN
-        RAISE EXCEPTION 'message body of % characters is too large to index', length(p_body)
-            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages.';
-    END;
+    v_document := history._indexed_document(p_body, v_language);
 
     INSERT INTO history.message_search_documents AS d
            (message_key, tenant_key, message_id, conversation_key, author_key, sent_at, has_lineage, document)

@@ -146,14 +146,8 @@ BEGIN
                   DETAIL = 'Conversation, author, created text, sent_at and sources must all be identical to re-post.';
     END IF;
 
-    -- The projection's document, as _index_tenant_message makes it, before any
-    -- write: on Citus an exception block after a write is a savepoint on the worker.
-    BEGIN
-        v_document := history._document_vector(p_body, v_language);
-    EXCEPTION WHEN program_limit_exceeded THEN
-        RAISE EXCEPTION 'message body of % characters is too large to index', length(p_body)
-            USING ERRCODE = 'HS001', HINT = 'Split the text into several messages.';
-    END;
+    -- The projection's document before any write (history._indexed_document).
+    v_document := history._indexed_document(p_body, v_language);
 
     -- Both keys first, so the message row names its created event (no UPDATE).
     v_message := nextval(pg_get_serial_sequence('history.messages', 'message_key'));
