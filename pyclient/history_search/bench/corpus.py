@@ -607,7 +607,7 @@ def load(dsn: str, world: World, *, out: IO[str] | None = sys.stderr,
               len(pairs) * tenants, out)
         t_copy = time.monotonic() - t
 
-        # The projection, exactly as _index_message writes it: one row per
+        # The projection, exactly as _index_tenant_message writes it: one row per
         # live message, from its current event, analysed by _document_vector
         # in its conversation's language. INSERT ... SELECT runs in one
         # process; CREATE TABLE AS may run its SELECT in parallel workers (not
