@@ -10,8 +10,8 @@ yesterday are the same turns moved) and stores what the restatement reads: each 
 them. ``run`` ranks every question with the shipped formula (restatement.rank's, component by component)
 and then with a variant (VARIANTS below; none = the shipped ranking), and prints R@8 hits / context R@8
 over categories 1-4 for both date variants, per category, and every category where a figure is below
-BM25's on the same lexemes. docs/relevance.md ("Context recall") reports what the variants gave; none is
-shipped. The restatement differs from search only where search matches an identifier (a hyphenated word
+BM25's on the same lexemes. docs/relevance.md ("Context recall", "Hits recall") reports what the
+variants gave; none is shipped. The restatement differs from search only where search matches an identifier (a hyphenated word
 or a number), about 1 question in 15 at the edge of the first 8.
 """
 
@@ -159,6 +159,21 @@ def window_coverage(x: Question, sc: Scores, w: float = 0.2, extra: bool = False
     return out
 
 
+def window_coverage_rows(x: Question, sc: Scores, w: float = 0.5, rows: int = 2) -> Scores:
+    """window_coverage over the candidates alone (what a window function over them computes): the
+    matches of the same conversation within `rows` rows of the match in time order and within
+    session_gap of it."""
+    ms = sorted(x.match, key=lambda i: (x.turns[i].sent_at, x.turns[i].key))
+    out = dict(sc)
+    for r, i in enumerate(ms):
+        covered: set[str] = set()
+        for j in ms[max(0, r - rows):r + rows + 1]:
+            if abs(x.turns[j].sent_at - x.turns[i].sent_at) <= x.p.session_gap:
+                covered |= x.terms_in(j)
+        out[i] += w * sum(x.idf[t] for t in covered) / (x.total_idf or 1)
+    return out
+
+
 def capped_neighbour(x: Question, sc: Scores, w: float = 0.2) -> Scores:
     """+ w x min(the best relative text within two messages, the match's own): a neighbour's strength
     counts only up to the match's own, so it reorders matches of comparable text only."""
@@ -299,6 +314,13 @@ VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str,
     "window_coverage0.2": (lambda x, s: window_coverage(x, s, 0.2), {}),
     "window_coverage0.5": (lambda x, s: window_coverage(x, s, 0.5), {}),
     "window_coverage_extra0.3": (lambda x, s: window_coverage(x, s, 0.3, extra=True), {}),
+    "window_coverage_rows0.5": (lambda x, s: window_coverage_rows(x, s, 0.5), {}),
+    "window_coverage_rows0.3": (lambda x, s: window_coverage_rows(x, s, 0.3), {}),
+    "window_coverage_rows1_0.5": (lambda x, s: window_coverage_rows(x, s, 0.5, 1), {}),
+    "window_coverage0.5+feedback_k2m5": (chain((window_coverage, {"w": 0.5}),
+                                               (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
+    "window_coverage_rows0.5+feedback_k2m5": (chain((window_coverage_rows, {"w": 0.5}),
+                                                    (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
     "capped_neighbour0.2": (lambda x, s: capped_neighbour(x, s, 0.2), {}),
     "feedback_k3m10": (lambda x, s: feedback(x, s, 0.2, 3, 10), {}),
     "feedback_k2m5": (lambda x, s: feedback(x, s, 0.2, 2, 5), {}),
