@@ -7,12 +7,14 @@
 ``dump`` loads the conversations into a throwaway cluster once (LoCoMo's dates; the dates ending
 yesterday are the same turns moved) and stores what the restatement reads: each turn's lexemes from
 ``history.message_search_documents``, each question's terms, period and time words as search computes
-them. ``run`` ranks every question with the shipped formula (restatement.rank's, component by component)
-and then with a variant (VARIANTS below; none = the shipped ranking), and prints R@8 hits / context R@8
-over categories 1-4 for both date variants, per category, and every category where a figure is below
-BM25's on the same lexemes. docs/relevance.md ("Context recall", "Hits recall") reports what the
-variants gave; none is shipped. The restatement differs from search only where search matches an identifier (a hyphenated word
-or a number), about 1 question in 15 at the edge of the first 8.
+them. ``run`` ranks every question with history._score's formula (restatement.rank's, component by
+component, without the window stage: the variants below were measured against that base;
+``wc_first30+fb_first100`` is the window stage that ships since) and then with a variant (VARIANTS below;
+none = that base), and prints R@8 hits / context R@8 over categories 1-4 for both date variants, per
+category, and every category where a figure is below BM25's on the same lexemes. docs/relevance.md
+("Context recall", "Hits recall") reports what the variants gave. The restatement differs from search
+only where search matches an identifier (a hyphenated word or a number), about 1 question in 15 at the
+edge of the first 8.
 """
 
 from __future__ import annotations
@@ -174,6 +176,34 @@ def window_coverage_rows(x: Question, sc: Scores, w: float = 0.5, rows: int = 2)
     return out
 
 
+def window_coverage_first(x: Question, sc: Scores, w: float = 0.5, first: int = 20) -> Scores:
+    """window_coverage for the first `first` matches by the shipped score only (what a neighbour walk
+    over them before the final order computes): the rarity share of the query's terms in the match and
+    the two turns each side of it; then feedback from their windows."""
+    out = dict(sc)
+    for i in x.order(sc)[:first]:
+        covered: set[str] = set()
+        for j in x.window(i):
+            covered |= x.terms_in(j)
+        out[i] += w * sum(x.idf[t] for t in covered) / (x.total_idf or 1)
+    return out
+
+
+def feedback_first(x: Question, sc: Scores, w: float = 0.2, k: int = 2, m: int = 5, first: int | None = None
+                   ) -> Scores:
+    """feedback with the expansion terms' rarity over the first `first` matches only (None: all)."""
+    if first is None:
+        return feedback(x, sc, w, k, m)
+    keep = x.order(sc)[:first]
+    saved = x.match
+    x.match = keep
+    try:
+        out = feedback(x, {i: sc[i] for i in keep}, w, k, m)
+    finally:
+        x.match = saved
+    return {i: out.get(i, s) for i, s in sc.items()}
+
+
 def capped_neighbour(x: Question, sc: Scores, w: float = 0.2) -> Scores:
     """+ w x min(the best relative text within two messages, the match's own): a neighbour's strength
     counts only up to the match's own, so it reorders matches of comparable text only."""
@@ -309,7 +339,7 @@ def chain(*steps: tuple[Callable[..., Scores], dict[str, Any]]) -> Callable[[Que
 
 
 VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str, Any]]] = {
-    "shipped": (None, {}),
+    "shipped": (None, {}),  # history._score alone, before the window stage
     "text0.5": (None, {"text": 0.5}),
     "window_coverage0.2": (lambda x, s: window_coverage(x, s, 0.2), {}),
     "window_coverage0.5": (lambda x, s: window_coverage(x, s, 0.5), {}),
@@ -321,6 +351,19 @@ VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str,
                                                (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
     "window_coverage_rows0.5+feedback_k2m5": (chain((window_coverage_rows, {"w": 0.5}),
                                                     (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
+    "wc_first20+fb": (chain((window_coverage_first, {"w": 0.5, "first": 20}),
+                            (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
+    "wc_first30+fb": (chain((window_coverage_first, {"w": 0.5, "first": 30}),
+                            (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
+    "wc_first30+fb_first30": (chain((window_coverage_first, {"w": 0.5, "first": 30}),
+                                    (feedback_first, {"first": 30})), {}),
+    "wc_first30+fb_first100": (chain((window_coverage_first, {"w": 0.5, "first": 30}),
+                                     (feedback_first, {"first": 100})), {}),
+    "wc_first20": (lambda x, s: window_coverage_first(x, s, 0.5, 20), {}),
+    "wc_first20+fb_first20": (chain((window_coverage_first, {"w": 0.5, "first": 20}),
+                                    (feedback_first, {"first": 20})), {}),
+    "wc_first20+fb_first50": (chain((window_coverage_first, {"w": 0.5, "first": 20}),
+                                    (feedback_first, {"first": 50})), {}),
     "capped_neighbour0.2": (lambda x, s: capped_neighbour(x, s, 0.2), {}),
     "feedback_k3m10": (lambda x, s: feedback(x, s, 0.2, 3, 10), {}),
     "feedback_k2m5": (lambda x, s: feedback(x, s, 0.2, 2, 5), {}),

@@ -53,7 +53,8 @@ def note(what: str) -> None:
 
 
 EXACT_WEIGHTS = dict(text_weight=0, coverage_weight=1, actor_weight=10, conversation_weight=100,
-                     participation_weight=1000, recency_weight=0, session_weight=0, period_weight=0, tells_time_weight=0)
+                     participation_weight=1000, recency_weight=0, session_weight=0, period_weight=0, tells_time_weight=0,
+                     window_coverage_weight=0, feedback_weight=0)
 
 
 def _t(minute):
@@ -220,6 +221,8 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
       match of strictly more alternatives, all else equal, ranks higher.) So a
       returned b means a is returned too, and before b (unless a was withheld for want
       of budget: it ranked above b, and b got in for free as evidence already held).
+      The window stage may lift b above a by what b's window holds, so pairs where b's
+      lift (window_coverage + feedback) exceeds what a's own text guarantees a are skipped.
     """
     coverage = msearch.rarity_coverage(terms, [world.messages[m] for m in eligible_ids], lexicon)
     for x, y in zip(sql_hits, sql_hits[1:]):
@@ -231,7 +234,8 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
     for h in sql_hits:
         r = h["reasons"]
         assert r["total"] == pytest.approx(h["score"])
-        parts = ["text", "coverage", "actor", "conversation", "participation", "recency", "named_speaker", "session", "period", "tells_time"]
+        parts = ["text", "coverage", "actor", "conversation", "participation", "recency", "named_speaker", "session",
+                 "period", "tells_time", "window_coverage", "feedback"]
         assert sum(r[p] for p in parts) == pytest.approx(r["total"])
         s = msearch.signals(world, run, world.messages[h["message_id"]])
         for p in ("actor", "conversation", "participation"):
@@ -259,6 +263,14 @@ def check_hard_orderings(world: World, run, lexicon, terms, eligible_ids, sql_hi
             # the session signal: a's session holds at least b's (each other aside: with
             # session_weight below text_weight, a's stronger text outweighs being b's session)
             if weights["session_weight"] > 0 and not (sessions[b] - {a}) <= (sessions[a] - {b}):
+                continue
+            # the window stage (history._window_scores) lifts b by what its window holds. Window
+            # coverage reaches the first 30 only: b has some exactly when it is among them, and
+            # then so is a (which ranks above b before the stage), whose window holds a itself:
+            # a gains at least window_coverage_weight x a's own share of the query's rarity.
+            rb = sql_hits[position[b]]["reasons"]
+            assured = weights["window_coverage_weight"] * coverage[a] if rb["window_coverage"] > 0 else 0.0
+            if rb["window_coverage"] + rb["feedback"] > assured + 1e-9:
                 continue
             # occurrences and length count only through the text score, time through recency
             # (the exact weights have neither: there such messages tie)

@@ -70,6 +70,7 @@ def test_evidence_places():
 
 
 def test_restatement_session_and_neighbourhood():
+    from dataclasses import replace
     from datetime import datetime, timedelta, timezone
 
     from history_search.relevance import restatement as rs
@@ -81,12 +82,15 @@ def test_restatement_session_and_neighbourhood():
              rs.Turn("D2:1", "Ada", t0 + timedelta(days=3), {"kid": 1, "zoo": 1})]  # same text score, alone
     def go(p: rs.Params) -> list[str]:
         return rs.rank(turns, ["museum", "kid"], set(), set(), "Ada", None, None, t0, p)
+    no_window = rs.Params(window_coverage=0, feedback=0)
     # D1:3 and D2:1 tie on text; D1:3's session holds the best match: it ranks first, the newer one without
-    assert go(rs.Params()) == ["D1:1", "D1:3", "D2:1"]
-    assert go(rs.Params(session=0)) == ["D1:1", "D2:1", "D1:3"]
+    assert go(no_window) == ["D1:1", "D1:3", "D2:1"]
+    assert go(replace(no_window, session=0)) == ["D1:1", "D2:1", "D1:3"]
+    # the window stage: D1:3's window (two turns each side) holds "museum" too, D2:1's nothing more
+    assert go(rs.Params(session=0, feedback=0)) == ["D1:1", "D1:3", "D2:1"]
     # joined neighbours of the best match rank too, by the neighbourhood score alone
-    assert go(rs.Params(neighbourhood=0.3, joined=1))[:2] == ["D1:1", "D1:3"] and "D1:2" in go(
-        rs.Params(neighbourhood=0.3, joined=1))
+    assert go(replace(no_window, neighbourhood=0.3, joined=1))[:2] == ["D1:1", "D1:3"] and "D1:2" in go(
+        replace(no_window, neighbourhood=0.3, joined=1))
     assert rs._interval("00:30:00") == timedelta(minutes=30) and rs._interval("3 days") == timedelta(days=3)
 
 

@@ -4,7 +4,9 @@
 -- the audience's windows cut to the agent's, or without an audience the
 -- agent's own), the first max_candidates of them tested for lineage and
 -- context (history._ineligible_by) and the rest scored as one set
--- (history._score); the best p_limit, best first, as typed candidates.
+-- (history._score); the first of them re-ranked by their windows
+-- (history._window_scores: the neighbours of the first 30 are read for it);
+-- the best p_limit, best first, as typed candidates.
 -- With p_refill, lineage and context are tested inside _newest_matches'
 -- scan, before its cap (the caller asks for that when the first read reached
 -- the cap and removed some: every rule applies before any cap); its counts
@@ -34,9 +36,16 @@ DECLARE
     v_excluded   text[];
     v_participated bigint[] := '{}';
     t            record;
+    -- the first matches by _score's total (statement 3 to the window stage)
+    v_first      history._ranked_candidate[] := '{}';
+    v_first_documents tsvector[] := '{}';
+    v_term_rarity float8[];
+    v_neighbours history._hit_neighbours[];
+    v_window_of  bigint[];
+    v_window_documents tsvector[];
 BEGIN
     v_result.ranked := '{}';
-    -- Three statements, so that no statement both calls a function that reads
+    -- Separate statements, so that no statement both calls a function that reads
     -- the tables and reads them itself: on Citus such a statement is pushed
     -- to a shard, where the function's own reads are refused.
     -- 1. The candidates (functions only).
@@ -111,7 +120,7 @@ BEGIN
                    c(message_key, message_id, conversation_key, author_key, sent_at, document, visible, excluded_by)
         )
         SELECT c.*, s.text_score, s.coverage, s.actor, s.conversation, s.participation, s.recency,
-               s.named_speaker, s.session, s.period, s.tells_time, s.total,
+               s.named_speaker, s.session, s.period, s.tells_time, s.total, s.term_rarity,
                ARRAY(SELECT term FROM unnest(p_terms) WITH ORDINALITY q(term, ord)
                       WHERE term = ANY (tsvector_to_array(c.document)) ORDER BY ord) AS matched_terms
           FROM (SELECT array_agg(e.message_key) AS message_keys, array_agg(e.document) AS documents,
@@ -123,7 +132,7 @@ BEGIN
                                            v_participated, p_named_authors, p_settings, now(), p_period, p_asks_when) s
           JOIN candidates c ON c.message_key = s.message_key
          ORDER BY s.total DESC, c.sent_at DESC, c.message_id
-         LIMIT p_limit
+         LIMIT greatest(p_limit, 100)
     LOOP
         v_c.message_key := t.message_key;
         v_c.message_id := t.message_id;
@@ -143,6 +152,43 @@ BEGIN
         v_c.session := t.session;
         v_c.period := t.period;
         v_c.tells_time := t.tells_time;
+        v_c.window_coverage := 0;  -- the window stage's, below, when it runs
+        v_c.feedback := 0;
+        v_first := v_first || v_c;
+        v_first_documents := v_first_documents || t.document;
+        v_term_rarity := t.term_rarity;
+    END LOOP;
+    IF cardinality(v_first) = 0 OR (p_settings.window_coverage_weight = 0 AND p_settings.feedback_weight = 0) THEN
+        v_result.ranked := v_first[1:p_limit];
+        RETURN v_result;
+    END IF;
+
+    -- 4. The window stage. The eligible neighbours of the first 30 (what each
+    -- would be shown with: history._hit_neighbours, as for the hits), then
+    -- their documents, then the scores (functions only).
+    v_neighbours := history._hit_neighbours(p_scope.tenant_key, v_first[1:30], p_scope.audience,
+                                            p_scope.audience_conversations, p_scope.audience_windows,
+                                            p_scope.context);
+    SELECT coalesce(array_agg(w.match_key), '{}'), coalesce(array_agg(d.document), '{}')
+      INTO v_window_of, v_window_documents
+      FROM (SELECT (v_first[i]).message_key AS match_key, unnest(v_neighbours[i].before || v_neighbours[i].after) AS message_key
+              FROM generate_subscripts(v_neighbours, 1) i) w
+      JOIN history.message_search_documents d ON d.message_key = w.message_key AND d.tenant_key = p_scope.tenant_key;
+    FOR t IN
+        SELECT f.*, w.window_coverage AS window_score, w.feedback AS feedback_score
+          FROM unnest(v_first) f
+          JOIN history._window_scores(
+                   ARRAY(SELECT x.message_key FROM unnest(v_first) x), ARRAY(SELECT x.message_id FROM unnest(v_first) x),
+                   ARRAY(SELECT x.sent_at FROM unnest(v_first) x), ARRAY(SELECT x.total FROM unnest(v_first) x),
+                   v_first_documents, v_window_of, v_window_documents, p_terms, v_term_rarity, p_settings, 30) w
+            ON w.message_key = f.message_key
+         ORDER BY f.total + w.window_coverage + w.feedback DESC, f.sent_at DESC, f.message_id
+         LIMIT p_limit
+    LOOP
+        v_c := ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at, t.visible, t.text_score,
+                   t.coverage, t.actor, t.conversation, t.participation, t.recency,
+                   t.total + t.window_score + t.feedback_score, t.matched_terms, t.named_speaker, t.session,
+                   t.period, t.tells_time, t.window_score, t.feedback_score)::history._ranked_candidate;
         v_result.ranked := v_result.ranked || v_c;
     END LOOP;
     RETURN v_result;

@@ -42,7 +42,8 @@ BEGIN
                         'message_id', r.message_id, 'rank', a.o, 'text', r.text_score, 'coverage', r.coverage,
                         'actor', r.actor, 'conversation', r.conversation, 'participation', r.participation,
                         'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                        'period', r.period, 'tells_time', r.tells_time, 'total', r.total) ORDER BY a.o)
+                        'period', r.period, 'tells_time', r.tells_time, 'window_coverage', r.window_coverage,
+                        'feedback', r.feedback, 'total', r.total) ORDER BY a.o)
                        FROM unnest(p_admission.hits) WITH ORDINALITY a(rank, message_key, before, after, o)
                        JOIN unnest(p_ranked) r ON r.message_key = a.message_key), '[]');
     v_selections := coalesce((SELECT jsonb_agg(sel.obj ORDER BY sel.o, sel.p)

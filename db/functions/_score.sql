@@ -43,7 +43,10 @@
 --                   the time words (history._query_asks_when: yesterday, last week, ago,
 --                   a weekday, ...); most answers to "when" are said that way.
 --   total         = their sum (search_history orders by it, then sent_at
---                   descending, then message id).
+--                   descending, then message id, after the window stage:
+--                   history._window_scores).
+--   term_rarity   = idf(t) of each of p_terms, in order (0 for a term no candidate
+--                   contains): the same for every row, for the window stage.
 --
 -- text is relative to the best match of the search (1 for it), so the other
 -- weights read as "how much of the best match's text score this is worth":
@@ -66,7 +69,7 @@ CREATE OR REPLACE FUNCTION history._score(
     p_tells_time         tsquery)
 RETURNS TABLE (message_key bigint, text_score float8, coverage float8, actor float8, conversation float8,
                participation float8, recency float8, named_speaker float8, session float8, period float8,
-               tells_time float8, total float8)
+               tells_time float8, total float8, term_rarity float8[])
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
@@ -148,7 +151,8 @@ BEGIN
     SELECT c.message_key, c.text_score, c.coverage, c.actor, c.conversation, c.participation, c.recency,
            c.named_speaker, c.session, c.period, c.tells_time,
            c.text_score + c.coverage + c.actor + c.conversation + c.participation + c.recency + c.named_speaker
-           + c.session + c.period + c.tells_time
+           + c.session + c.period + c.tells_time,
+           (SELECT array_agg(coalesce(r.idf, 0) ORDER BY t.ord) FROM term t LEFT JOIN rarity r ON r.ord = t.ord)
       FROM sessioned c;
 END
 $function$;

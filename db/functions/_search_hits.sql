@@ -24,7 +24,8 @@ BEGIN
                    jsonb_build_object('text', r.text_score, 'coverage', r.coverage, 'actor', r.actor,
                                       'conversation', r.conversation, 'participation', r.participation,
                                       'recency', r.recency, 'named_speaker', r.named_speaker, 'session', r.session,
-                                      'period', r.period, 'tells_time', r.tells_time, 'total', r.total,
+                                      'period', r.period, 'tells_time', r.tells_time,
+                                      'window_coverage', r.window_coverage, 'feedback', r.feedback, 'total', r.total,
                                       -- positions in p_terms: the stored hits hold no query word
                                       'matched_terms', to_jsonb(ARRAY(SELECT array_position(p_terms, t)
                                                                         FROM unnest(r.matched_terms) t))),

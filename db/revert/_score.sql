@@ -1,5 +1,15 @@
--- Revert history-search:_score from pg: back to its @v0.1.0 version
--- (another signature: the new function goes first).
+-- Revert history-search:_score from pg: back to its @v0.4.0 version.
+-- That version's deploy begins by dropping 0.1.0's thirteen-argument
+-- function, which is long gone here: drop this one (its result columns
+-- differ) and give it one to drop, then run it as released.
+BEGIN;
+SET LOCAL ROLE history_owner;
 DROP FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
                              bigint, bigint[], bigint[], history.search_settings, timestamptz, tstzrange, tsquery);
-\ir ../deploy/_score@v0.1.0.sql
+CREATE FUNCTION history._score(bigint[], tsvector[], bigint[], bigint[], timestamptz[], text[], text[], bigint[],
+                               bigint, bigint[], bigint[], history.search_settings, timestamptz)
+    RETURNS void LANGUAGE sql AS 'SELECT NULL::void';
+RESET ROLE;
+COMMIT;
+
+\ir ../deploy/_score@v0.4.0.sql

@@ -189,16 +189,17 @@ SELECT is(pg_temp.s('rank', 'q', 'kiwi mango papaya'), ARRAY['q-rank3', 'q-rank2
 SELECT ok((SELECT (x[1]).score > (x[2]).score AND (x[2]).score > (x[3]).score FROM (SELECT (pg_temp.r('rank')).hits AS x) y),
           'ranking: scores strictly decrease with fewer matched alternatives');
 SELECT is((SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(((pg_temp.r('rank')).hits[1]).reasons) k),
-          ARRAY['actor', 'conversation', 'coverage', 'matched_terms', 'named_speaker', 'participation', 'period', 'recency', 'session',
-                'tells_time', 'text', 'total'],
-          'reasons has exactly text, coverage, actor, conversation, participation, recency, named_speaker, session, period, tells_time, total, matched_terms');
+          ARRAY['actor', 'conversation', 'coverage', 'feedback', 'matched_terms', 'named_speaker', 'participation', 'period',
+                'recency', 'session', 'tells_time', 'text', 'total', 'window_coverage'],
+          'reasons has exactly text, coverage, actor, conversation, participation, recency, named_speaker, session, period, tells_time, window_coverage, feedback, total, matched_terms');
 SELECT ok((SELECT bool_and((h.reasons->>'total')::float8 = h.score) FROM unnest((pg_temp.r('rank')).hits) h),
           'reasons.total equals the hit''s score');
 SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'coverage')::float8 + (h.reasons->>'actor')::float8
                                + (h.reasons->>'conversation')::float8 + (h.reasons->>'participation')::float8
                                + (h.reasons->>'recency')::float8 + (h.reasons->>'named_speaker')::float8
                                + (h.reasons->>'session')::float8 + (h.reasons->>'period')::float8
-                               + (h.reasons->>'tells_time')::float8 - h.score) < 1e-9)
+                               + (h.reasons->>'tells_time')::float8 + (h.reasons->>'window_coverage')::float8
+                               + (h.reasons->>'feedback')::float8 - h.score) < 1e-9)
              FROM unnest((pg_temp.r('rank')).hits) h),
           'the score is the sum of the components');
 SELECT ok((((pg_temp.r('rank')).hits[1]).reasons->>'text')::float8 = (SELECT text_weight FROM history.search_settings)

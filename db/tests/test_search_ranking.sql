@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(58);
+SELECT plan(64);
 
 DO $world$
 BEGIN
@@ -101,6 +101,7 @@ SELECT ok((SELECT bool_and(abs((h.reasons->>'text')::float8 + (h.reasons->>'cove
                                + (h.reasons->>'participation')::float8 + (h.reasons->>'recency')::float8
                                + (h.reasons->>'named_speaker')::float8 + (h.reasons->>'session')::float8
                                + (h.reasons->>'period')::float8 + (h.reasons->>'tells_time')::float8
+                               + (h.reasons->>'window_coverage')::float8 + (h.reasons->>'feedback')::float8
                                - h.score) < 1e-12 AND (h.reasons->>'total')::float8 = h.score)
              FROM results r, unnest((r.r).hits) h),
           'every hit''s components add up to its total, which is its score');
@@ -373,6 +374,43 @@ SELECT is(pg_temp.sig('die-after', 'die'), ARRAY['k-die'],
           'a German conversation the run may not see changes neither the hits ...');
 SELECT is((pg_temp.hit('die-after', 'k-die')).reasons->'matched_terms', '["die"]'::jsonb,
           '... nor the matched terms');
+
+-- ------------------------------------------------------------------ the window stage (history._window_scores)
+DO $windows$
+BEGIN
+    -- the same words twice, days apart; the older one's next message holds the query's other word
+    PERFORM history.post_message('k-win-a', 'k-chat', 'k-car', 'the yak farm', '2026-05-10 12:00+00');
+    PERFORM history.post_message('k-win-b', 'k-chat', 'k-mel', 'we bought wool there', '2026-05-10 13:00+00');
+    PERFORM history.post_message('k-win-f1', 'k-chat', 'k-mel', 'nice weather', '2026-05-11 12:00+00');
+    PERFORM history.post_message('k-win-f2', 'k-chat', 'k-car', 'indeed', '2026-05-11 13:00+00');
+    PERFORM history.post_message('k-win-c', 'k-chat', 'k-car', 'the yak farm', '2026-05-12 12:00+00');
+    -- one word, three matches: the shortest is the best text; two share "okapi"
+    PERFORM history.post_message('k-fb-a', 'k-chat', 'k-car', 'zebra crossing near the okapi house', '2026-05-14 12:00+00');
+    PERFORM history.post_message('k-fb-b', 'k-chat', 'k-car', 'zebra okapi feeding time', '2026-05-14 13:00+00');
+    PERFORM history.post_message('k-fb-c', 'k-chat', 'k-car', 'zebra sticker', '2026-05-14 14:00+00');
+END
+$windows$;
+SELECT ok(array_position(x, 'k-win-a') < array_position(x, 'k-win-c'),
+          'of two equal matches, the one whose window (two eligible messages each side) holds the query''s other word ranks first (though older)')
+  FROM (SELECT pg_temp.chat('win', 'yak wool') x) y;
+SELECT ok(abs(((pg_temp.hit('win', 'k-win-a')).reasons->>'window_coverage')::float8
+              - (SELECT window_coverage_weight FROM history.search_settings)) < 1e-12
+          AND ((pg_temp.hit('win', 'k-win-c')).reasons->>'window_coverage')::float8
+              < (SELECT window_coverage_weight FROM history.search_settings),
+          'reasons.window_coverage is window_coverage_weight for a window holding every query word, less for one that does not');
+SELECT is(pg_temp.chat('fb', 'zebra'), ARRAY['k-fb-b', 'k-fb-a', 'k-fb-c'],
+          'feedback: the matches sharing a word ("okapi") with the best windows rank above a shorter match without it');
+SELECT is(ARRAY[((pg_temp.hit('fb', 'k-fb-a')).reasons->>'feedback')::float8, ((pg_temp.hit('fb', 'k-fb-c')).reasons->>'feedback')::float8],
+          ARRAY[(SELECT feedback_weight FROM history.search_settings), 0]::float8[],
+          'reasons.feedback is feedback_weight for the matches holding the expansion word, 0 for the other');
+UPDATE history.search_settings SET window_coverage_weight = 0, feedback_weight = 0;
+SELECT ok(array_position(x, 'k-win-c') < array_position(x, 'k-win-a') AND (pg_temp.chat('fb-off', 'zebra'))[1] = 'k-fb-c',
+          'without the window stage the newer equal match and the shortest match rank first')
+  FROM (SELECT pg_temp.chat('win-off', 'yak wool') x) y;
+SELECT is(ARRAY[((pg_temp.hit('win-off', 'k-win-a')).reasons->>'window_coverage')::float8,
+                ((pg_temp.hit('fb-off', 'k-fb-a')).reasons->>'feedback')::float8],
+          ARRAY[0, 0]::float8[], 'and its reasons are 0, not missing');
+UPDATE history.search_settings SET window_coverage_weight = DEFAULT, feedback_weight = DEFAULT;
 
 SELECT * FROM finish();
 ROLLBACK;

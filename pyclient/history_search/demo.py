@@ -241,6 +241,7 @@ def _print_hit(say: _Out, w: World, rank: int, h: SearchHit, reasons: bool) -> N
             f" + conversation {r.conversation:.2f} + participation {r.participation:.2f}"
             f" + recency {r.recency:.2f} + named_speaker {r.named_speaker:.2f} + session {r.session:.2f}"
             f" + period {r.period:.2f} + tells_time {r.tells_time:.2f}"
+            f" + window_coverage {r.window_coverage:.2f} + feedback {r.feedback:.2f}"
             f"   matched: {', '.join(r.matched_terms)}")
 
 

@@ -76,14 +76,17 @@ class RankingReasons:
     session: float = 0.0  # the best match around it in its conversation (docs/decisions.md, "Ranking")
     period: float = 0.0  # sent in (or near) the time the query names (docs/decisions.md, "Ranking")
     tells_time: float = 0.0  # the query asks when and the message tells a time (docs/decisions.md, "Ranking")
+    window_coverage: float = 0.0  # the query's rarity in it and its neighbours (docs/decisions.md, "Ranking")
+    feedback: float = 0.0  # words of the best matches' windows it contains (docs/decisions.md, "Ranking")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RankingReasons":
-        v = _pick(cls, {"named_speaker": 0.0, "session": 0.0, "period": 0.0, "tells_time": 0.0, **data})
+        v = _pick(cls, {"named_speaker": 0.0, "session": 0.0, "period": 0.0, "tells_time": 0.0,
+                        "window_coverage": 0.0, "feedback": 0.0, **data})
         return cls(
             **{k: float(v[k]) for k in ("text", "coverage", "actor", "conversation",
                                          "participation", "recency", "total", "named_speaker",
-                                         "session", "period", "tells_time")},
+                                         "session", "period", "tells_time", "window_coverage", "feedback")},
             matched_terms=tuple(str(t) for t in (v["matched_terms"] or ())),
         )
 

@@ -11,7 +11,8 @@
   audience, counted) and the ranking pass (the
   newest ``max_candidates`` matches inside the eligible windows, found the
   same way, lineage and
-  context exclusion, identical score, top k); none of F's audit, evidence,
+  context exclusion, identical score and window stage, with its neighbour
+  walk for the first 30, top k); none of F's audit, evidence, the hits'
   neighbours or text loading. F/B1 is the function's own overhead.
 * **B1r** B1's windows and ranking pass only (B1 before the counting pass was
   added to it): F/B1r - F/B1 is what the counting pass costs.
@@ -132,7 +133,7 @@ newest AS MATERIALIZED (
          coalesce(cardinality(r.audience_keys), 0) = 0,
          NULL, NULL, NULL, st.max_candidates + 1) n),
 eligible AS (
-    SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document
+    SELECT d.message_key, d.message_id, d.conversation_key, d.author_key, d.sent_at, d.document, ew.visible
       FROM (SELECT * FROM newest ORDER BY sent_at DESC, message_id DESC LIMIT (SELECT max_candidates FROM st)) d
       JOIN ew ON ew.conversation_key = d.conversation_key CROSS JOIN r
      WHERE {_ELIGIBLE_WHERE}),
@@ -154,8 +155,9 @@ candidate_arrays AS (
     SELECT array_agg(message_key) AS k, array_agg(document) AS d, array_agg(author_key) AS a,
            array_agg(conversation_key) AS c, array_agg(sent_at) AS t
       FROM eligible),
-ranked AS (  -- the same score as F (history._score over the eligible candidates as one set)
-    SELECT e.message_key, s.total, row_number() OVER (ORDER BY s.total DESC, e.sent_at DESC, e.message_id) AS rank
+scored AS MATERIALIZED (  -- the same score as F (history._score over the eligible candidates as one set)
+    SELECT e.message_key, e.message_id, e.conversation_key, e.sent_at, e.visible, e.document, s.total, s.term_rarity,
+           row_number() OVER (ORDER BY s.total DESC, e.sent_at DESC, e.message_id) AS rank
       FROM candidate_arrays x CROSS JOIN r CROSS JOIN ra CROSS JOIN names CROSS JOIN participated
      CROSS JOIN LATERAL history._score(x.k, x.d, x.a, x.c, x.t, %(terms)s::text[], names.name_terms, ra.keys,
                                        r.conversation_key, participated.convs, names.named,
@@ -164,6 +166,34 @@ ranked AS (  -- the same score as F (history._score over the eligible candidates
                                        history._query_asks_when(%(q)s, history._query_languages())) s
       JOIN eligible e ON e.message_key = s.message_key
      ORDER BY s.total DESC, e.sent_at DESC, e.message_id
+     LIMIT 100),
+reach AS MATERIALIZED (  -- F's window stage: the eligible neighbours of the first 30, as F walks them
+    SELECT f.first, history._hit_neighbours(r.tenant_key, f.first, r.audience_keys,
+                                            (SELECT array_agg(conversation_key) FROM au),
+                                            (SELECT array_agg(visible) FROM au), r.context) AS neighbours
+      FROM r CROSS JOIN (SELECT array_agg(ROW(c.message_key, c.message_id, c.conversation_key, NULL, c.sent_at,
+                                              c.visible, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                              NULL, NULL, NULL, NULL)::history._ranked_candidate ORDER BY c.rank) AS first
+                           FROM scored c WHERE c.rank <= 30) f),
+window_documents AS (
+    SELECT coalesce(array_agg(w.match_key), '{{}}') AS window_of, coalesce(array_agg(d.document), '{{}}') AS documents
+      FROM (SELECT (x.first[i]).message_key AS match_key,
+                   unnest(x.neighbours[i].before || x.neighbours[i].after) AS message_key
+              FROM reach x CROSS JOIN LATERAL generate_subscripts(x.neighbours, 1) i) w
+      JOIN history.message_search_documents d
+        ON d.message_key = w.message_key AND d.tenant_key = (SELECT tenant_key FROM r)),
+ranked AS (  -- then re-ranked by history._window_scores, as F does
+    SELECT c.message_key, c.total + w.window_coverage + w.feedback AS total,
+           row_number() OVER (ORDER BY c.total + w.window_coverage + w.feedback DESC, c.sent_at DESC,
+                                       c.message_id COLLATE "C") AS rank
+      FROM scored c
+      JOIN (SELECT ws.* FROM window_documents wd CROSS JOIN st
+             CROSS JOIN LATERAL history._window_scores(
+                 ARRAY(SELECT message_key FROM scored ORDER BY rank), ARRAY(SELECT message_id FROM scored ORDER BY rank),
+                 ARRAY(SELECT sent_at FROM scored ORDER BY rank), ARRAY(SELECT total FROM scored ORDER BY rank),
+                 ARRAY(SELECT document FROM scored ORDER BY rank), wd.window_of, wd.documents, %(terms)s::text[],
+                 (SELECT term_rarity FROM scored LIMIT 1), st, 30) ws) w ON w.message_key = c.message_key
+     ORDER BY 3
      LIMIT %(k)s)"""
 
 _B1R_SQL = f"""

@@ -54,6 +54,8 @@ class Params:
     period: float = 0.3
     period_half_life: timedelta = timedelta(days=3)
     tells_time: float = 0.2
+    window_coverage: float = 0.5
+    feedback: float = 0.2
     neighbourhood: float = 0.0
     joined: int = 0
 
@@ -71,7 +73,8 @@ class Params:
                    recency_half_life=iv("recency_half_life"), named_speaker=f("named_speaker_weight"),
                    name_term=f("name_term_weight"), session=f("session_weight"), session_gap=iv("session_gap"),
                    period=f("period_weight"), period_half_life=iv("period_half_life"),
-                   tells_time=f("tells_time_weight"))
+                   tells_time=f("tells_time_weight"), window_coverage=f("window_coverage_weight"),
+                   feedback=f("feedback_weight"))
 
 
 def _interval(text: str) -> timedelta:
@@ -137,6 +140,7 @@ def rank(turns: list[Turn], terms: list[str], name_terms: set[str], named_speake
         for i in sorted(match, key=lambda i: -rel[i])[:p.joined]:
             ranked.update(j for j in range(i - 2, i + 3) if 0 <= j < len(turns))
     scored: list[tuple[float, datetime, str]] = []
+    index = {t.key: i for i, t in enumerate(turns)}
     for i in ranked:
         t = turns[i]
         session = max((rel[j] for j in match if j != i and abs(turns[j].sent_at - t.sent_at) <= p.session_gap),
@@ -154,4 +158,44 @@ def rank(turns: list[Turn], terms: list[str], name_terms: set[str], named_speake
         scored.append((score, t.sent_at, t.key))
     # equal scores: sent_at descending, then message id
     scored.sort(key=lambda r: (-r[0], -r[1].timestamp(), r[2]))
+    if p.window_coverage or p.feedback:
+        scored = _window_stage(turns, [(s, at, k, index[k]) for s, at, k in scored[:POOL]], terms, idf, total_idf, p)
     return [k for _, _, k in scored[:limit]]
+
+
+# history._ranking_pass: the window stage reads the first POOL matches and the windows of the first REACH.
+POOL = 100
+REACH = 30
+
+
+def _window_stage(turns: list[Turn], first: list[tuple[float, datetime, str, int]], terms: list[str],
+                  idf: dict[str, float], total_idf: float, p: Params) -> list[tuple[float, datetime, str]]:
+    """history._window_scores: ``first`` the first matches best first (score, sent_at, key, index in
+    ``turns``); the same matches re-ranked by window coverage and feedback, best first."""
+    def window(i: int) -> list[int]:
+        return [j for j in range(i - 2, i + 3) if 0 <= j < len(turns)]
+
+    covered: dict[int, float] = {}
+    for _, _, _, i in first[:REACH]:
+        words = set().union(*(turns[j].lexemes.keys() & idf.keys() for j in window(i)))
+        covered[i] = p.window_coverage * sum(idf[t] for t in words) / total_idf if total_idf else 0.0
+    lifted = sorted(((s + covered.get(i, 0.0), at, k, i) for s, at, k, i in first),
+                    key=lambda r: (-r[0], -r[1].timestamp(), r[2]))
+    lent: dict[str, float] = {}
+    for s, _, _, i in lifted[:2]:
+        lends = s / lifted[0][0] if lifted[0][0] else 1.0
+        length = sum(c for j in window(i) for c in turns[j].lexemes.values())
+        for j in window(i):
+            for t, c in turns[j].lexemes.items():
+                if t not in terms:
+                    lent[t] = lent.get(t, 0.0) + _exact(lends * c / length)
+    n = len(first)
+    spread = {t: sum(1 for _, _, _, i in first if t in turns[i].lexemes) for t in lent}
+    weighted = {t: _exact(v * math.log(1 + (n - spread[t] + 0.5) / (spread[t] + 0.5)))
+                for t, v in lent.items() if spread[t] >= 2}
+    expansion = sorted(weighted.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+    lift = {i: sum(v for t, v in expansion if t in turns[i].lexemes) for _, _, _, i in first}
+    best = max(lift.values(), default=0.0)
+    out = [(s + (p.feedback * lift[i] / best if p.feedback and best else 0.0), at, k) for s, at, k, i in lifted]
+    out.sort(key=lambda r: (-r[0], -r[1].timestamp(), r[2]))
+    return out
