@@ -42,6 +42,8 @@ DECLARE
     v_term_rarity float8[];
     v_neighbours history._hit_neighbours[];
     v_window_of  bigint[];
+    v_window_keys bigint[];
+    v_document_keys bigint[];
     v_window_documents tsvector[];
 BEGIN
     v_result.ranked := '{}';
@@ -169,11 +171,18 @@ BEGIN
     v_neighbours := history._hit_neighbours(p_scope.tenant_key, v_first[1:30], p_scope.audience,
                                             p_scope.audience_conversations, p_scope.audience_windows,
                                             p_scope.context);
+    SELECT coalesce(array_agg((v_first[i]).message_key), '{}'), coalesce(array_agg(n.message_key), '{}')
+      INTO v_window_of, v_window_keys
+      FROM generate_subscripts(v_neighbours, 1) i, unnest(v_neighbours[i].before || v_neighbours[i].after) n(message_key);
+    -- by key alone (a join with the list above is planned blind on a shard: a scan of it on Citus)
+    SELECT coalesce(array_agg(d.message_key), '{}'), coalesce(array_agg(d.document), '{}')
+      INTO v_document_keys, v_window_documents
+      FROM history.message_search_documents d
+     WHERE d.message_key = ANY (v_window_keys) AND d.tenant_key = p_scope.tenant_key;
     SELECT coalesce(array_agg(w.match_key), '{}'), coalesce(array_agg(d.document), '{}')
       INTO v_window_of, v_window_documents
-      FROM (SELECT (v_first[i]).message_key AS match_key, unnest(v_neighbours[i].before || v_neighbours[i].after) AS message_key
-              FROM generate_subscripts(v_neighbours, 1) i) w
-      JOIN history.message_search_documents d ON d.message_key = w.message_key AND d.tenant_key = p_scope.tenant_key;
+      FROM unnest(v_window_of, v_window_keys) w(match_key, message_key)
+      JOIN unnest(v_document_keys, v_window_documents) d(message_key, document) ON d.message_key = w.message_key;
     FOR t IN
         SELECT f.*, w.window_coverage AS window_score, w.feedback AS feedback_score
           FROM unnest(v_first) f
