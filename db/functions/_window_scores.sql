@@ -35,10 +35,15 @@ CREATE OR REPLACE FUNCTION history._window_scores(
     p_settings         history.search_settings,
     p_reach            integer)
 RETURNS TABLE (message_key bigint, window_coverage float8, feedback float8)
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, history, pg_temp
+-- Planned once per session (a SQL function's body is planned at every call):
+-- the inputs are arrays, there is nothing for a custom plan to learn.
+SET plan_cache_mode = force_generic_plan
 AS $function$
+BEGIN
+    RETURN QUERY
     WITH match AS MATERIALIZED (
         SELECT m.message_key, m.message_id COLLATE "C" AS message_id, m.sent_at, m.total, m.document, m.ord
           FROM unnest(p_keys, p_ids, p_sent_at, p_totals, p_documents) WITH ORDINALITY
@@ -103,7 +108,8 @@ AS $function$
     SELECT c.message_key, c.window_coverage,
            CASE WHEN p_settings.feedback_weight = 0 THEN 0::float8
                 ELSE coalesce(p_settings.feedback_weight * x.weight / nullif(max(x.weight) OVER (), 0), 0) END
-      FROM covered c JOIN expanded x ON x.message_key = c.message_key
+      FROM covered c JOIN expanded x ON x.message_key = c.message_key;
+END
 $function$;
 
 COMMENT ON FUNCTION history._window_scores(bigint[], text[], timestamptz[], float8[], tsvector[], bigint[], tsvector[],
