@@ -5,8 +5,10 @@
 -- agent's own), the first max_candidates of them tested for lineage and
 -- context (history._ineligible_by) and the rest scored as one set
 -- (history._score); the first of them re-ranked by their windows
--- (history._window_scores: the neighbours of the first 30 are read for it);
--- the best p_limit, best first, as typed candidates.
+-- (history._window_scores: the neighbours of the first 30 are walked for it);
+-- the best p_limit, best first, as typed candidates, with the neighbours
+-- walked for them (history._search_in_tenant shows those and walks only the
+-- rest: a match past the first 30, or every one when the stage is off).
 -- With p_refill, lineage and context are tested inside _newest_matches'
 -- scan, before its cap (the caller asks for that when the first read reached
 -- the cap and removed some: every rule applies before any cap); its counts
@@ -183,9 +185,10 @@ BEGIN
       INTO v_window_of, v_window_documents
       FROM unnest(v_window_of, v_window_keys) w(match_key, message_key)
       JOIN unnest(v_document_keys, v_window_documents) d(message_key, document) ON d.message_key = w.message_key;
+    v_result.neighbours := '{}';
     FOR t IN
-        SELECT f.*, w.window_coverage AS window_score, w.feedback AS feedback_score
-          FROM unnest(v_first) f
+        SELECT f.ordinality::integer AS i, w.window_coverage, w.feedback
+          FROM unnest(v_first) WITH ORDINALITY f
           JOIN history._window_scores(
                    ARRAY(SELECT x.message_key FROM unnest(v_first) x), ARRAY(SELECT x.message_id FROM unnest(v_first) x),
                    ARRAY(SELECT x.sent_at FROM unnest(v_first) x), ARRAY(SELECT x.total FROM unnest(v_first) x),
@@ -194,11 +197,13 @@ BEGIN
          ORDER BY f.total + w.window_coverage + w.feedback DESC, f.sent_at DESC, f.message_id
          LIMIT p_limit
     LOOP
-        v_c := ROW(t.message_key, t.message_id, t.conversation_key, t.author_key, t.sent_at, t.visible, t.text_score,
-                   t.coverage, t.actor, t.conversation, t.participation, t.recency,
-                   t.total + t.window_score + t.feedback_score, t.matched_terms, t.named_speaker, t.session,
-                   t.period, t.tells_time, t.window_score, t.feedback_score)::history._ranked_candidate;
+        v_c := v_first[t.i];
+        v_c.total := v_c.total + t.window_coverage + t.feedback;
+        v_c.window_coverage := t.window_coverage;
+        v_c.feedback := t.feedback;
         v_result.ranked := v_result.ranked || v_c;
+        -- what the walk above found (NULL past the first 30): the search shows these
+        v_result.neighbours := v_result.neighbours || v_neighbours[t.i];
     END LOOP;
     RETURN v_result;
 END

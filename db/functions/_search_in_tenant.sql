@@ -66,6 +66,8 @@ DECLARE
     v_pass       history._ranking_pass;
     v_ranked     history._ranked_candidate[] := '{}';
     v_neighbours history._hit_neighbours[];
+    v_unwalked   history._ranked_candidate[] := '{}';
+    v_walked     history._hit_neighbours[];
     v_wanted     bigint[] := '{}';
     v_alive      bigint[];
     v_prior      bigint[];
@@ -74,6 +76,7 @@ DECLARE
     v_hits       history.search_hit[];
     v_hit_out    history.search_hit;
     i            integer;
+    j            integer := 0;
 BEGIN
     -- Compiled in the search's transaction (the node's first compile may prune
     -- catalog pages: WAL this search's synchronous commit flushes, not WAL the
@@ -143,13 +146,15 @@ BEGIN
             history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages), p_refill => false);
         v_capped := v_capped OR v_pass.capped;
         v_ranked := v_pass.ranked;
+        v_neighbours := v_pass.neighbours;
         IF v_pass.capped AND v_pass.excluded_lineage + v_pass.excluded_in_context > 0 THEN
-            v_ranked := (history._ranking_pass(
+            SELECT r.ranked, r.neighbours INTO v_ranked, v_neighbours
+              FROM history._ranking_pass(
                 v_scope, v_query, v_terms, v_name_terms, v_named_authors,
                 CASE v_speaker WHEN 'requester' THEN v_scope.requester_accounts WHEN 'you' THEN ARRAY[v_run.agent_key] END,
                 p_after, p_before, v_settings, v_limit,
                 history._query_period(p_query, now()), history._query_asks_when(p_query, v_languages),
-                p_refill => true)).ranked;
+                p_refill => true) r;
         END IF;
     END IF;
     -- From here on every statement reads a handful of rows by key: plan once.
@@ -160,8 +165,25 @@ BEGIN
     END IF;
 
     -- 6. Neighbours (history._hit_neighbours): up to two eligible messages
-    --    each side of every hit, nearest first, inside the hit's windows.
-    v_neighbours := history._hit_neighbours(v_run.tenant_key, v_ranked, v_scope.audience, v_scope.audience_conversations, v_scope.audience_windows, v_scope.context);
+    --    each side of every hit, nearest first, inside the hit's windows. The
+    --    ranking pass's window stage walked most hits already (its first 30
+    --    matches); only the others are walked here, in one call.
+    FOR i IN 1 .. cardinality(v_ranked) LOOP
+        IF v_neighbours[i] IS NULL THEN
+            v_unwalked := v_unwalked || v_ranked[i];
+        END IF;
+    END LOOP;
+    IF cardinality(v_unwalked) > 0 THEN
+        v_walked := history._hit_neighbours(v_run.tenant_key, v_unwalked, v_scope.audience, v_scope.audience_conversations,
+                                            v_scope.audience_windows, v_scope.context);
+        FOR i IN 1 .. cardinality(v_ranked) LOOP
+            IF v_neighbours[i] IS NULL THEN
+                j := j + 1;
+                v_neighbours[i] := v_walked[j];
+            END IF;
+        END LOOP;
+    END IF;
+    v_neighbours := coalesce(v_neighbours, '{}');
     v_wanted := ARRAY(SELECT r.message_key FROM unnest(v_ranked) r)
                 || ARRAY(SELECT x FROM unnest(v_neighbours) n, unnest(n.before || n.after) x);
 

@@ -1,6 +1,3 @@
--- Revert history-search:_search_in_tenant from pg
-BEGIN;
-
-DROP FUNCTION history._search_in_tenant(integer, uuid, text, text, timestamptz, timestamptz, integer);
-
-COMMIT;
+-- Revert history-search:_search_in_tenant from pg: back to its @v0.4.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/_search_in_tenant@v0.4.0.sql

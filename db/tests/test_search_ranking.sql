@@ -2,7 +2,7 @@
 -- term rarity, length normalisation, occurrence labels, reasons that add up,
 -- and statistics that come only from what the audience may see.
 BEGIN;
-SELECT plan(64);
+SELECT plan(67);
 
 DO $world$
 BEGIN
@@ -403,7 +403,24 @@ SELECT is(pg_temp.chat('fb', 'zebra'), ARRAY['k-fb-b', 'k-fb-a', 'k-fb-c'],
 SELECT is(ARRAY[((pg_temp.hit('fb', 'k-fb-a')).reasons->>'feedback')::float8, ((pg_temp.hit('fb', 'k-fb-c')).reasons->>'feedback')::float8],
           ARRAY[(SELECT feedback_weight FROM history.search_settings), 0]::float8[],
           'reasons.feedback is feedback_weight for the matches holding the expansion word, 0 for the other');
+-- The hits' neighbours are the ones the stage walked: one walk a search, with or without the stage.
+CREATE FUNCTION pg_temp.walks(p_label text, p_query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_before bigint := (SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+                         WHERE schemaname = 'history' AND funcname = '_hit_neighbours');
+BEGIN
+    PERFORM pg_temp.chat(p_label, p_query);
+    RETURN (SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+             WHERE schemaname = 'history' AND funcname = '_hit_neighbours') - v_before;
+END $$;
+SET LOCAL track_functions = 'pl';
+SELECT is(pg_temp.walks('win-walk', 'yak wool'), 1::bigint,
+          'one neighbour walk a search: the hits are shown with the neighbours the window stage walked');
 UPDATE history.search_settings SET window_coverage_weight = 0, feedback_weight = 0;
+SELECT is(pg_temp.walks('win-walk-off', 'yak wool'), 1::bigint, 'and one without the stage (the hits'' own)');
+SELECT is(ARRAY[(pg_temp.hit('win-walk-off', 'k-win-a')).before, (pg_temp.hit('win-walk-off', 'k-win-a')).after],
+          ARRAY[(pg_temp.hit('win', 'k-win-a')).before, (pg_temp.hit('win', 'k-win-a')).after],
+          'a hit''s neighbours are the same whether the stage walked them or the search did');
 SELECT ok(array_position(x, 'k-win-c') < array_position(x, 'k-win-a') AND (pg_temp.chat('fb-off', 'zebra'))[1] = 'k-fb-c',
           'without the window stage the newer equal match and the shortest match rank first')
   FROM (SELECT pg_temp.chat('win-off', 'yak wool') x) y;

@@ -3,7 +3,7 @@
 -- the passes, the run's scope (_run_scope), the result (_search_hits) and the
 -- audit (_record_search).
 BEGIN;
-SELECT plan(34);
+SELECT plan(36);
 
 -- ------------------------------------------------------------ _admit_hits
 -- Hits 1, 2, 3 with neighbours; budget and prior evidence as given.
@@ -114,6 +114,15 @@ SELECT is((SELECT ARRAY[p.excluded_lineage, p.excluded_in_context] FROM pg_temp.
           'ranking pass: the context removal is counted');
 SELECT is((SELECT (r).matched_terms FROM unnest((pg_temp.ranking('{}', 2000, false)).ranked) r LIMIT 1), ARRAY['note'],
           'ranking pass: each candidate carries its matched terms, by name');
+SELECT is((SELECT p.neighbours FROM pg_temp.ranking('{st-4}', 2000, false) p),
+          (SELECT history._hit_neighbours(1, p.ranked, '{}', '{}', '{}',
+                                          ARRAY(SELECT message_key FROM history.messages WHERE message_id = 'st-4'))
+             FROM pg_temp.ranking('{st-4}', 2000, false) p),
+          'ranking pass: each ranked match''s neighbours, as _hit_neighbours walks them (the window stage''s walk, shown with the hits)');
+UPDATE history.search_settings SET window_coverage_weight = 0, feedback_weight = 0;
+SELECT is((SELECT p.neighbours FROM pg_temp.ranking('{st-4}', 2000, false) p), NULL,
+          'ranking pass: without the window stage nothing is walked (the search walks its hits)');
+UPDATE history.search_settings SET window_coverage_weight = DEFAULT, feedback_weight = DEFAULT;
 SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, false)), ARRAY['st-5'],
           'at cap two, a first read removes st-6 (in context) and ranks one');
 SELECT is(pg_temp.ids(pg_temp.ranking('{st-6}', 2, true)), ARRAY['st-4', 'st-5'],

@@ -171,9 +171,10 @@ reach AS MATERIALIZED (  -- F's window stage: the eligible neighbours of the fir
     SELECT f.first, history._hit_neighbours(r.tenant_key, f.first, r.audience_keys,
                                             (SELECT array_agg(conversation_key) FROM au),
                                             (SELECT array_agg(visible) FROM au), r.context) AS neighbours
-      FROM r CROSS JOIN (SELECT array_agg(ROW(c.message_key, c.message_id, c.conversation_key, NULL, c.sent_at,
-                                              c.visible, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                              NULL, NULL, NULL, NULL)::history._ranked_candidate ORDER BY c.rank) AS first
+      FROM r CROSS JOIN (SELECT array_agg(jsonb_populate_record(NULL::history._ranked_candidate, jsonb_build_object(
+                                     'message_key', c.message_key, 'message_id', c.message_id,
+                                     'conversation_key', c.conversation_key, 'sent_at', c.sent_at,
+                                     'visible', c.visible)) ORDER BY c.rank) AS first  -- by name: the walk reads these
                            FROM scored c WHERE c.rank <= 30) f),
 window_documents AS (
     SELECT coalesce(array_agg(w.match_key), '{{}}') AS window_of, coalesce(array_agg(d.document), '{{}}') AS documents
