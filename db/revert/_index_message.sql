@@ -1,6 +1,2 @@
--- Revert history-search:_index_message from pg
-BEGIN;
-
-DROP FUNCTION history._index_message(bigint, text);
-
-COMMIT;
+-- Revert history-search:_index_message from pg: the retired function again, as 0.4.0 had it.
+\ir ../deploy/_index_message@v0.4.0.sql

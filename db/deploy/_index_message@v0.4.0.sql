@@ -1,3 +1,8 @@
+-- Deploy history-search:_index_message to pg
+-- The function lives in db/functions/_index_message.sql.
+BEGIN;
+SET LOCAL ROLE history_owner;
+
 -- _index_message: (re)write the search projection row of a live message from
 -- its current text, in the caller's transaction, analysed in its
 -- conversation's language (_document_vector). HS001 when the text cannot
@@ -36,3 +41,6 @@ $function$;
 
 COMMENT ON FUNCTION history._index_message(bigint, text) IS 'Internal: write the search projection row of a live message';
 REVOKE ALL ON FUNCTION history._index_message(bigint, text) FROM PUBLIC;
+
+RESET ROLE;
+COMMIT;
