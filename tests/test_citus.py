@@ -154,10 +154,12 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
         {t: "reference" for t in all_tables - tenant_tables}
     assert {"history.tenants", "history.search_settings", "history.query_digest_keys", "history.run_tokens"} \
         <= all_tables - tenant_tables
-    # post_message's work, the search and its reveal, delegated by their tenant, with the messages; nothing else.
+    # post_message's and record_reply's work, the search and its reveal, delegated by their tenant, with the
+    # messages; nothing else.
     assert delegated == [
         ("history._post_message_in_tenant(integer,text,text,text,text,timestamp with time zone,text[])",
          0, True, True),
+        ("history._record_reply_in_tenant(integer,uuid,text,text,timestamp with time zone)", 0, True, True),
         ("history._reveal_in_tenant(integer,uuid,uuid,text)", 0, True, True),
         ("history._search_in_tenant(integer,uuid,text,text,timestamp with time zone,timestamp with time zone,integer)",
          0, True, True)]
@@ -835,6 +837,47 @@ def test_post_message_is_one_call_on_the_tenants_worker(citus, distributed):
     assert len(tenants_worker) == 1, logs
     assert [t for t in on_shards[tenants_worker[0]] if not t.startswith("SELECT (SELECT s.max_body_bytes")] == writes, logs
     assert _logged_statements(logs[1 - tenants_worker[0]]) == [], logs
+
+
+def test_a_reply_is_one_call_on_its_tenants_worker(distributed):
+    """record_reply on Citus: the delivery check, the reply with its sources and lineage, and the run's
+    end are one call delegated to the tenant's worker (a two-phase commit on nothing, no statement sent
+    for each evidence row); a reply whose evidence no longer passes is refused there with HS005, and
+    nothing of it is kept (docs/scale-out.md, "The reply on Citus")."""
+    w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
+    count_reply = """SELECT count(*) FROM history.messages m JOIN history.tenants t USING (tenant_key)
+                      WHERE t.tenant_id = 't-reply' AND m.message_id = %s"""
+    with _as(distributed, "history_runtime") as rc, _as(distributed, "history_searcher") as sc, \
+            psycopg.connect(distributed, autocommit=True) as oc:
+        rt = Runtime(rc, tenant="t-reply")
+        with rc.transaction():
+            load_world(rt, w)
+        rt.post_message(w.m("ask"), w.launch, w.alice, "@helper when is the Atlas launch date?", w.ago(minutes=2))
+        run = rt.begin_run(w.agent, w.launch, w.alice, w.m("ask"))
+        evidence = Search(sc, run).search("Atlas launch date", limit=5)
+        assert evidence.budget_used > 5  # hits and neighbours: the reply's sources
+        sent = _remote_commands(rc, "SELECT history.record_reply(%s, %s, %s, %s)",
+                                (run, w.m("ask-reply"), "The 12th.", w.ago(minutes=1)))
+        assert [c.split()[0] for c, _ in sent] == ["BEGIN", "SELECT", "COMMIT"], sent
+        assert "history._record_reply_in_tenant(" in sent[1][0], sent
+        assert len({server for _, server in sent}) == 1, sent
+        assert rc.execute("SELECT history.run_status(%s)", (run,)).fetchone()[0] == "ended"
+        assert oc.execute(
+            """SELECT count(*) FROM history.message_sources s
+                 JOIN history.messages m ON m.message_key = s.message_key AND m.tenant_key = s.tenant_key
+                 JOIN history.tenants t ON t.tenant_key = m.tenant_key
+                WHERE t.tenant_id = 't-reply' AND m.message_id = %s""", (w.m("ask-reply"),)
+        ).fetchone() == (evidence.budget_used,)
+
+        again = rt.begin_run(w.agent, w.launch, w.alice, w.m("ask"))
+        first = Search(sc, again).search("Atlas launch date", limit=3)
+        rt.delete_message(first.hits[0].message_id, w.ago(minutes=0.5))
+        with pytest.raises(HistorySearchError) as refused:
+            rt.record_reply(again, w.m("ask-reply-2"), "Still the 12th.", w.ago(minutes=0.4))
+        assert refused.value.sqlstate == "HS005", refused.value
+        assert f"{first.hits[0].message_id} (deleted)" in str(refused.value), refused.value
+        assert oc.execute(count_reply, (w.m("ask-reply-2"),)).fetchone() == (0,)
+        assert rc.execute("SELECT history.run_status(%s)", (again,)).fetchone()[0] == "open"
 
 
 def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus, distributed):

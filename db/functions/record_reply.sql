@@ -3,6 +3,9 @@
 -- HS005 naming the failing evidence when anything no longer passes: nothing
 -- is posted and the run stays open. A default audience counts the members
 -- open now and those who were members when the reply was sent.
+-- It finds the tenant of the run's token (history.run_tokens) and does the
+-- work there (history._record_reply_in_tenant): on Citus that call, whose
+-- tenant is a constant here, is delegated to the worker holding the tenant.
 CREATE OR REPLACE FUNCTION history.record_reply(
     p_run        uuid,
     p_message_id text,
@@ -12,7 +15,7 @@ CREATE OR REPLACE FUNCTION history.record_reply(
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, history, pg_temp
--- Results, errors and audit values never depend on the caller's session settings.
+-- Errors never depend on the caller's session settings (_record_reply_in_tenant pins the rest).
 SET extra_float_digits = 1
 SET DateStyle = 'ISO, MDY'
 SET IntervalStyle = postgres
@@ -20,51 +23,12 @@ SET TimeZone = 'UTC'
 SET standard_conforming_strings = on
 AS $function$
 DECLARE
-    v_run      history.runs := history._lock_open_run(p_run);
-    v_problems text;
-    v_sources  text[];
+    v_tenant integer;
 BEGIN
-    -- The reply's body is checked before the delivery check (post_message checks it again).
-    PERFORM history._require_body(p_body, p_message_id);
-    PERFORM history._require_time('p_sent_at', p_sent_at);
-
-    -- Hold every proof the evidence relied on: a concurrent revoke_proof
-    -- waits for this transaction, or has committed and is seen below
-    -- (40001 under REPEATABLE READ).
-    PERFORM 1 FROM history.identity_proofs p
-     WHERE p.tenant_key = v_run.tenant_key
-       AND p.proof_key IN (SELECT unnest(ev.proof_keys) FROM history.run_evidence ev
-                            WHERE ev.run_key = v_run.run_key AND ev.tenant_key = v_run.tenant_key)
-       FOR SHARE;
-
-    SELECT string_agg(pg_catalog.format('%s (%s)', d.message_id, d.reason), ', ' ORDER BY d.message_id)
-      INTO v_problems
-      FROM history._delivery_problems(v_run.run_key, v_run.agent_key, history._delivery_audience(v_run, p_sent_at),
-                                     v_run.tenant_key) d;
-    IF v_problems IS NOT NULL THEN
-        RAISE EXCEPTION 'delivery blocked: evidence no longer passes: %', v_problems
-            USING ERRCODE = 'HS005',
-                  HINT = 'Search again, or reply without that evidence in a new run.';
-    END IF;
-
-    SELECT coalesce(array_agg(m.message_id ORDER BY m.message_id), '{}') INTO v_sources
-      FROM history.run_evidence ev
-      JOIN history.messages m ON m.message_key = ev.message_key AND m.tenant_key = v_run.tenant_key
-     WHERE ev.run_key = v_run.run_key AND ev.tenant_key = v_run.tenant_key;
-    -- The reply goes into the run's tenant, whose ids p_message_id and the sources are.
-    PERFORM history.post_message(
-        p_message_id,
-        (SELECT c.conversation_id FROM history.conversations c
-          WHERE c.conversation_key = v_run.conversation_key AND c.tenant_key = v_run.tenant_key),
-        (SELECT a.account_id FROM history.accounts a
-          WHERE a.account_key = v_run.agent_key AND a.tenant_key = v_run.tenant_key),
-        p_body, p_sent_at, v_sources,
-        (SELECT t.tenant_id FROM history.tenants t WHERE t.tenant_key = v_run.tenant_key));
-
-    UPDATE history.runs SET ended_at = pg_catalog.now() WHERE run_key = v_run.run_key AND tenant_key = v_run.tenant_key;
-    INSERT INTO history.run_trace (tenant_key, run_key, entry_kind, detail)
-    VALUES (v_run.tenant_key, v_run.run_key, 'delivery', jsonb_build_object('reply_message_id', p_message_id, 'sources', cardinality(v_sources))),
-           (v_run.tenant_key, v_run.run_key, 'end', jsonb_build_object('evidence', v_run.evidence_count));
+    -- An unknown token has no tenant: the call then runs here and refuses it (HS002).
+    SELECT t.tenant_key INTO v_tenant FROM history.run_tokens t WHERE t.run_token = p_run;
+    -- FROM, not an expression: Citus delegates a call only in a query it plans.
+    PERFORM FROM history._record_reply_in_tenant(v_tenant, p_run, p_message_id, p_body, p_sent_at);
 END
 $function$;
 
