@@ -36,7 +36,6 @@ DECLARE
     v_source_keys     bigint[];
     v_found_ids       text[];
     v_found_keys      bigint[];
-    v_source          bigint;
     v_message         bigint;
     v_event           bigint;
     v_document        tsvector;
@@ -165,17 +164,19 @@ BEGIN
     VALUES (v_event, v_tenant, v_message, 'created', p_body, p_sent_at);
 
     IF cardinality(v_source_keys) > 0 THEN
-        -- One row at a time: on Citus an INSERT ... SELECT of no distributed
-        -- table goes through an intermediate result and a two-phase commit.
-        FOREACH v_source IN ARRAY v_source_keys LOOP
-            INSERT INTO history.message_sources (tenant_key, message_key, source_key)
-            VALUES (v_tenant, v_message, v_source);
-        END LOOP;
-        -- Closure: the sources and everything they derive from, read in two
-        -- statements that name the tenant and written a row at a time. Inside
-        -- a call delegated to the tenant's worker Citus refuses an INSERT ...
-        -- SELECT (it cannot tell that one names only the tenant), and a UNION
-        -- would go through the coordinator.
+        -- Sources, then the closure (the sources and everything they derive
+        -- from, read in two statements that name the tenant), each written in
+        -- one multi-row INSERT ... VALUES naming the tenant, its values as
+        -- literals (keys are integers; times are formatted under this
+        -- function's pinned DateStyle and TimeZone, exact to the microsecond).
+        -- Not an INSERT ... SELECT from the arrays: on Citus that goes through
+        -- an intermediate result and a two-phase commit, and inside a call
+        -- delegated to the tenant's worker it is refused; nor a row at a time,
+        -- which costs a statement per source (a reply has up to 400).
+        EXECUTE pg_catalog.format(
+            'INSERT INTO history.message_sources (tenant_key, message_key, source_key) VALUES %s',
+            (SELECT pg_catalog.string_agg(pg_catalog.format('(%s, %s, %s)', v_tenant, v_message, k), ', ')
+               FROM unnest(v_source_keys) k));
         SELECT array_agg(src.message_key), array_agg(src.conversation_key), array_agg(src.sent_at)
           INTO v_ancestors, v_ancestor_conversations, v_ancestor_times
           FROM history.messages src WHERE src.message_key = ANY (v_source_keys) AND src.tenant_key = v_tenant;
@@ -187,12 +188,12 @@ BEGIN
                   FROM history.message_lineage l
                  WHERE l.message_key = ANY (v_source_keys) AND l.tenant_key = v_tenant
                    AND NOT l.ancestor_key = ANY (v_source_keys)) l;
-        FOR i IN 1 .. cardinality(v_ancestors) LOOP
-            INSERT INTO history.message_lineage
-                   (tenant_key, message_key, ancestor_key, ancestor_conversation_key, ancestor_sent_at)
-            VALUES (v_tenant, v_message, v_ancestors[i], v_ancestor_conversations[i], v_ancestor_times[i])
-            ON CONFLICT DO NOTHING;
-        END LOOP;
+        EXECUTE pg_catalog.format(
+            'INSERT INTO history.message_lineage (tenant_key, message_key, ancestor_key, ancestor_conversation_key, '
+            'ancestor_sent_at) VALUES %s ON CONFLICT DO NOTHING',
+            (SELECT pg_catalog.string_agg(pg_catalog.format('(%s, %s, %s, %s, %L::timestamptz)',
+                                                            v_tenant, v_message, a.k, a.c, a.t), ', ')
+               FROM unnest(v_ancestors, v_ancestor_conversations, v_ancestor_times) a(k, c, t)));
     END IF;
 
     IF NOT v_authored THEN
