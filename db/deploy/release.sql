@@ -5,6 +5,7 @@
 -- Reworked after v0.1.0: history-search 0.2.0
 -- Reworked after v0.2.0: history-search 0.3.0
 -- Reworked after v0.3.0: history-search 0.4.0
+-- Reworked after v0.4.0: history-search 0.5.0
 BEGIN;
 SET LOCAL ROLE history_owner;
 
