@@ -1,7 +1,7 @@
 -- Delivery (SPEC §5): check_delivery, record_reply, and replies that keep
 -- their sources' restrictions in later runs, at any depth of lineage.
 BEGIN;
-SELECT plan(18);
+SELECT plan(20);
 
 SELECT history.upsert_account(a, k) FROM (VALUES ('bot', 'agent'), ('alice', 'person'), ('alice-mail', 'person'),
                                                 ('bob', 'person'), ('carol', 'person')) v(a, k);
@@ -81,6 +81,35 @@ SELECT is((SELECT array_agg(h.message_id ORDER BY h.message_id) FROM unnest((his
 SELECT is((SELECT excluded_lineage FROM history.conversation_search_events
             WHERE run_key = (SELECT run_key FROM history.runs WHERE run_token = (SELECT run FROM t_team_run))),
           1, 'the team summary was excluded by the lineage rule');
+
+-- The check reads the evidence as a set: the audience's windows are computed
+-- once, however many messages the run holds (not once or twice per message).
+SELECT history.post_message('ops-' || i, 'ops', 'carol', 'budget line ' || i, '2026-03-01'::timestamptz + i * interval '1 minute')
+  FROM generate_series(1, 20) i;
+SELECT history.post_message('ops-ask', 'ops', 'alice', 'what is the budget?', '2026-03-02');
+CREATE FUNCTION pg_temp.windows_computed_by_check(p_run uuid) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_before bigint := (SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+                         WHERE schemaname = 'history' AND funcname = '_audience_windows');
+BEGIN
+    PERFORM * FROM history.check_delivery(p_run);
+    RETURN (SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+             WHERE schemaname = 'history' AND funcname = '_audience_windows') - v_before;
+END $$;
+CREATE TEMP TABLE t_ops ON COMMIT DROP AS
+SELECT history.begin_run('bot', 'ops', 'alice', 'ops-ask') AS small, history.begin_run('bot', 'ops', 'alice', 'ops-ask') AS large;
+DO $$
+BEGIN
+    PERFORM history._search_history(small, 'line', 'anyone', NULL, NULL, 1),
+            history._search_history(large, 'budget', 'anyone', NULL, NULL, 20) FROM t_ops;
+END $$;
+SELECT ok((SELECT evidence_count FROM history.runs WHERE run_token = (SELECT large FROM t_ops))
+          > 2 * (SELECT evidence_count FROM history.runs WHERE run_token = (SELECT small FROM t_ops)),
+          'two runs in a channel with an audience, one holding far more evidence');
+SET LOCAL track_functions = 'pl';
+SELECT is(pg_temp.windows_computed_by_check((SELECT large FROM t_ops)),
+          pg_temp.windows_computed_by_check((SELECT small FROM t_ops)),
+          'check_delivery computes the audience''s windows as often for either run');
 
 SELECT * FROM finish();
 ROLLBACK;
