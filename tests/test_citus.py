@@ -160,7 +160,7 @@ def test_distribute_lays_out_by_tenant_key_on_both_workers(citus, migrated):
         ("history._post_message_in_tenant(integer,text,text,text,text,timestamp with time zone,text[])",
          0, True, True),
         ("history._record_reply_in_tenant(integer,uuid,text,text,timestamp with time zone)", 0, True, True),
-        ("history._reveal_in_tenant(integer,uuid,uuid,text)", 0, True, True),
+        ("history._reveal_in_tenant(integer,uuid,uuid,text,boolean)", 0, True, True),
         ("history._search_in_tenant(integer,uuid,text,text,timestamp with time zone,timestamp with time zone,integer)",
          0, True, True)]
     assert colocations == (1,)
@@ -905,8 +905,11 @@ def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus
     # in its process (Citus logs its local execution too): no command was sent for it.
     commands = [[command(t) for t in _logged_statements(log) if not re.search(r"history\.\w+_\d{6}\b", t)]
                 for log in logs]
-    assert sorted(commands, key=len) == [
-        [], ["BEGIN", "_search_in_tenant", "COMMIT", "BEGIN", "_reveal_in_tenant", "COMMIT"]], logs
+    # A reveal that found WAL others inserted on the worker since the search's commit, not yet flushed,
+    # defers: the procedure commits and calls it again (docs/decisions.md, "Audit before reveal").
+    one_call_each = ["BEGIN", "_search_in_tenant", "COMMIT", "BEGIN", "_reveal_in_tenant", "COMMIT"]
+    assert sorted(commands, key=len) in ([[], one_call_each],
+                                         [[], one_call_each + ["BEGIN", "_reveal_in_tenant", "COMMIT"]]), logs
 
 
 def test_every_candidate_strategy_runs_in_a_call_delegated_to_the_tenants_worker(distributed):

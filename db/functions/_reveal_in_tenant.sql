@@ -3,18 +3,27 @@
 -- the search's audit row, evidence and budget charge are committed and
 -- flushed to the write-ahead log (docs/decisions.md, "Audit before reveal").
 -- Called any earlier (in the search's own transaction, a savepoint of it,
--- ...) it refuses, with no hit. Whatever synchronous_commit the caller's
--- commit ran with, it waits until the WAL is flushed past that commit, so a
--- crash after the reveal cannot take the audit away; when the commit was
--- synchronous (as search_history's is) it does not wait at all. p_query is
--- the searched text: the stored hits hold their matched terms as positions
--- in its term list. p_tenant NULL: the run's tenant is looked up here.
+-- ...) it refuses, with no hit. p_query is the searched text: the stored hits
+-- hold their matched terms as positions in its term list. p_tenant NULL: the
+-- run's tenant is looked up here.
+--
+-- Durable means the WAL is flushed past a position known to be at or after
+-- the search's commit record. When the search committed synchronously (as
+-- search_history's does) and nothing was inserted since, it already is. WAL
+-- that others inserted in between (another session, autovacuum, a read that
+-- pruned a page) nobody may flush soon: then, with p_defer, the reveal notes
+-- the position in the search's row, writes WAL of its own so that the
+-- caller's synchronous commit flushes past it, and returns NULL: commit and
+-- call again (search_history does). Without p_defer it waits for the flush,
+-- at most three wal_writer_delay (PostgreSQL's bound for an asynchronous
+-- commit: the WAL writer has flushed it by then).
 --
 -- On Citus `history-search distribute` delegates it by p_tenant, like
 -- history._search_in_tenant: it runs on the worker that wrote the search,
 -- whose transaction status and WAL are the ones to check. Executable by the
 -- owner alone (history._search_reveal calls it).
-CREATE OR REPLACE FUNCTION history._reveal_in_tenant(p_tenant integer, p_run uuid, p_search_event_id uuid, p_query text)
+CREATE OR REPLACE FUNCTION history._reveal_in_tenant(p_tenant integer, p_run uuid, p_search_event_id uuid, p_query text,
+                                                     p_defer boolean DEFAULT false)
 RETURNS history.search_result
 LANGUAGE plpgsql
 SECURITY INVOKER  -- the owner alone may call it: its callers are definers
@@ -32,8 +41,10 @@ SET max_parallel_workers_per_gather = 0
 AS $function$
 DECLARE
     -- Before this transaction reads anything: a read may prune a page and so
-    -- insert WAL of its own, which nobody flushes soon (not a commit). The
-    -- search's commit record ends at or before this position.
+    -- insert WAL of its own, which nobody flushes soon (not a commit). A
+    -- search committed in this snapshot, taken first, has its commit record
+    -- end at or before this position.
+    v_snapshot pg_snapshot := pg_catalog.pg_current_snapshot();
     v_target pg_lsn := pg_catalog.pg_current_wal_insert_lsn();
     v_stash  history.search_reveals;
     v_result history.search_result;
@@ -64,15 +75,27 @@ BEGIN
                 USING ERRCODE = '42501',
                       HINT = 'CALL history.search_history(p_run, p_query, ..., result => NULL) outside a transaction block.';
         END IF;
-        -- Durable: the search's commit record flushed. Its position is not
-        -- observable; v_target, taken as the reveal began, is at or after it.
-        -- A synchronous commit (what _search_history asks for) flushed it, and
-        -- usually nothing was inserted since: no wait. Otherwise wait until the
-        -- flush passes v_target, or three wal_writer_delay (PostgreSQL's bound on
-        -- an asynchronous commit's risk window: the WAL writer has flushed it by
-        -- then), for WAL other sessions inserted in between or a caller's own
-        -- procedure that committed the search asynchronously.
+        -- Committed after the snapshot above (the caller had the search's id
+        -- before its commit): its commit record is before the WAL's end now.
+        IF NOT pg_catalog.pg_visible_in_snapshot(v_stash.written_by, v_snapshot) THEN
+            v_target := pg_catalog.pg_current_wal_insert_lsn();
+        END IF;
+        -- A deferred reveal of this search noted a target and its caller
+        -- committed since: flushed past that, the search's commit is on disk.
+        IF v_stash.flush_target IS NOT NULL THEN
+            v_target := least(v_target, v_stash.flush_target);
+        END IF;
         IF pg_catalog.pg_current_wal_flush_lsn() < v_target THEN
+            IF p_defer THEN
+                UPDATE history.search_reveals s SET flush_target = v_target
+                 WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
+                -- search_reveals is unlogged: without a logged write the
+                -- caller's commit would flush nothing. The run row is the
+                -- search's own (its searches already serialise on it).
+                UPDATE history.runs r SET search_count = r.search_count
+                 WHERE r.run_key = v_stash.run_key AND r.tenant_key = v_stash.tenant_key;
+                RETURN NULL;
+            END IF;
             v_deadline := pg_catalog.clock_timestamp() + 3 * pg_catalog.current_setting('wal_writer_delay')::interval;
             WHILE pg_catalog.pg_current_wal_flush_lsn() < v_target AND pg_catalog.clock_timestamp() < v_deadline LOOP
                 PERFORM pg_catalog.pg_sleep(0.001);
@@ -117,6 +140,6 @@ BEGIN
 END
 $function$;
 
-COMMENT ON FUNCTION history._reveal_in_tenant(integer, uuid, uuid, text) IS
+COMMENT ON FUNCTION history._reveal_in_tenant(integer, uuid, uuid, text, boolean) IS
     'Internal: a search''s hits, once, after its audit is committed and flushed (delegated to the tenant''s worker on Citus)';
-REVOKE ALL ON FUNCTION history._reveal_in_tenant(integer, uuid, uuid, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._reveal_in_tenant(integer, uuid, uuid, text, boolean) FROM PUBLIC;

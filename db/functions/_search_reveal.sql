@@ -3,7 +3,9 @@
 -- flushed to the write-ahead log (docs/decisions.md, "Audit before reveal";
 -- history._reveal_in_tenant does it). history.search_history calls it after
 -- its COMMIT; called any earlier it refuses, with no hit. p_query is the
--- searched text.
+-- searched text. p_defer: rather than wait for WAL that others inserted after
+-- the search's commit, return NULL; a synchronous commit then flushes it and
+-- the next call reveals (history._reveal_in_tenant says how).
 --
 -- On Citus the run's tenant is found here (history.run_tokens, a reference
 -- table read on the coordinator) and the call of _reveal_in_tenant is
@@ -11,7 +13,8 @@
 -- one node nothing is read here: _reveal_in_tenant notes the WAL position
 -- before it reads anything (a read may prune a page and insert WAL that the
 -- reveal would then wait for).
-CREATE OR REPLACE FUNCTION history._search_reveal(p_run uuid, p_search_event_id uuid, p_query text)
+CREATE OR REPLACE FUNCTION history._search_reveal(p_run uuid, p_search_event_id uuid, p_query text,
+                                                  p_defer boolean DEFAULT false)
 RETURNS history.search_result
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -37,13 +40,13 @@ BEGIN
         SELECT t.tenant_key INTO v_tenant FROM history.run_tokens t WHERE t.run_token = p_run;
     END IF;
     -- FROM, not an expression: Citus delegates a call only in a query it plans.
-    SELECT * INTO v_result FROM history._reveal_in_tenant(v_tenant, p_run, p_search_event_id, p_query);
+    SELECT * INTO v_result FROM history._reveal_in_tenant(v_tenant, p_run, p_search_event_id, p_query, p_defer);
     RETURN v_result;
 END
 $function$;
 
-COMMENT ON FUNCTION history._search_reveal(uuid, uuid, text) IS
+COMMENT ON FUNCTION history._search_reveal(uuid, uuid, text, boolean) IS
     'Internal: a search''s hits, once, after its audit is committed and flushed (called by CALL history.search_history)';
-REVOKE ALL ON FUNCTION history._search_reveal(uuid, uuid, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION history._search_reveal(uuid, uuid, text, boolean) FROM PUBLIC;
 -- The procedure runs as its caller, so its callers need EXECUTE here too.
-GRANT EXECUTE ON FUNCTION history._search_reveal(uuid, uuid, text) TO history_searcher, history_runtime;
+GRANT EXECUTE ON FUNCTION history._search_reveal(uuid, uuid, text, boolean) TO history_searcher, history_runtime;

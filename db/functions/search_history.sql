@@ -2,10 +2,12 @@
 -- committing procedure: it runs the search (history._search_history, which
 -- writes the audit row, evidence and budget charge and keeps the hits aside),
 -- commits, and only then takes the hits (history._search_reveal, which
--- refuses while the search's transaction is uncommitted and waits until its
--- commit is flushed to the WAL). So no caller ever holds a hit whose audit
--- could still be undone or lost in a crash, and no caller keeps the search's
--- locks beyond the call.
+-- refuses while the search's transaction is uncommitted and reveals only
+-- once its commit is flushed to the WAL; if WAL that others inserted since
+-- is not flushed yet, the procedure commits once more, synchronously, and
+-- asks again). So no caller ever holds a hit whose audit could still be
+-- undone or lost in a crash, and no caller keeps the search's locks beyond
+-- the call.
 --
 -- PostgreSQL allows COMMIT only in a procedure that is SECURITY INVOKER, has
 -- no SET clause and is CALLed outside any transaction block, function or
@@ -25,6 +27,8 @@ CREATE OR REPLACE PROCEDURE history.search_history(
 LANGUAGE plpgsql
 SECURITY INVOKER
 AS $procedure$
+DECLARE
+    v_event uuid;
 BEGIN
     -- Fail before any work where COMMIT is not allowed (a transaction block,
     -- an exception handler, a function): 2D000, "invalid transaction termination".
@@ -32,12 +36,21 @@ BEGIN
     COMMIT;
     -- The reveal compiled now, in the search's transaction: a session's first
     -- compile reads pg_proc and may prune its pages, WAL that the search's
-    -- synchronous commit flushes; compiled after it, the reveal would wait
-    -- for that WAL (it waits for every WAL inserted before it began).
+    -- synchronous commit flushes; compiled after it, the reveal would need a
+    -- second commit for that WAL (it defers for any WAL inserted before it began).
     PERFORM history._search_reveal(NULL, NULL, NULL);
     result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
+    v_event := result.search_event_id;
     COMMIT;
-    result := history._search_reveal(p_run, result.search_event_id, p_query);
+    result := history._search_reveal(p_run, v_event, p_query, p_defer => true);
+    -- NULL: WAL inserted since the search's commit (other sessions' work) is
+    -- not flushed yet. This commit, synchronous whatever the caller set,
+    -- flushes it, and the reveal then has nothing to wait for.
+    IF result IS NULL THEN
+        PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+        COMMIT;
+        result := history._search_reveal(p_run, v_event, p_query);
+    END IF;
 END
 $procedure$;
 

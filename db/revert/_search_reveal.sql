@@ -1,3 +1,9 @@
--- Revert history-search:_search_reveal from pg: back to its @v0.3.0 version
--- (if the signature changed, drop the new function here first).
-\ir ../deploy/_search_reveal@v0.3.0.sql
+-- Revert history-search:_search_reveal from pg: back to its @v0.5.0 version
+-- (without p_defer: this signature goes first).
+BEGIN;
+SET LOCAL ROLE history_owner;
+DROP FUNCTION history._search_reveal(uuid, uuid, text, boolean);
+RESET ROLE;
+COMMIT;
+
+\ir ../deploy/_search_reveal@v0.5.0.sql

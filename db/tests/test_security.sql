@@ -38,7 +38,7 @@ INSERT INTO surface VALUES
         true, false, false, false),
     ('_search_history', ARRAY['uuid', 'text', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer'],
         true, true, false, false),
-    ('_search_reveal', ARRAY['uuid', 'uuid', 'text'],
+    ('_search_reveal', ARRAY['uuid', 'uuid', 'text', 'boolean'],
         true, true, false, false),
     ('verify_query_digest', ARRAY['uuid', 'text'],
         false, false, false, true),

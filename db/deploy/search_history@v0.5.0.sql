@@ -1,0 +1,60 @@
+-- Deploy history-search:search_history to pg
+-- requires: _search_history
+-- The procedure lives in db/functions/search_history.sql.
+-- Reworked after 0.1.0: the hits come from _search_reveal after the COMMIT.
+-- Reworked after v0.2.0: Compile the reveal inside the search's transaction, so catalog reads it prunes are not WAL its reveal waits for
+-- Reworked after v0.3.0: The warm-up call of the reveal, before the search: its compile's catalog pruning is WAL the search's synchronous commit flushes, not WAL the first reveal of a session waits for
+BEGIN;
+SET LOCAL ROLE history_owner;
+
+-- search_history: the model-facing search of one run, as a
+-- committing procedure: it runs the search (history._search_history, which
+-- writes the audit row, evidence and budget charge and keeps the hits aside),
+-- commits, and only then takes the hits (history._search_reveal, which
+-- refuses while the search's transaction is uncommitted and waits until its
+-- commit is flushed to the WAL). So no caller ever holds a hit whose audit
+-- could still be undone or lost in a crash, and no caller keeps the search's
+-- locks beyond the call.
+--
+-- PostgreSQL allows COMMIT only in a procedure that is SECURITY INVOKER, has
+-- no SET clause and is CALLed outside any transaction block, function or
+-- exception handler. So this body runs with the caller's search_path: every
+-- name in it is schema-qualified. Called anywhere else (inside BEGIN …, an
+-- exception handler, a function, or beside other statements in one query
+-- string) it fails with 2D000 at its first COMMIT, before any search is done.
+CREATE OR REPLACE PROCEDURE history.search_history(
+    p_run     uuid,
+    p_query   text,
+    p_speaker text        DEFAULT 'anyone',
+    p_after   timestamptz DEFAULT NULL,
+    p_before  timestamptz DEFAULT NULL,
+    p_limit   integer     DEFAULT 8,
+    INOUT result history.search_result DEFAULT NULL
+)
+LANGUAGE plpgsql
+SECURITY INVOKER
+AS $procedure$
+BEGIN
+    -- Fail before any work where COMMIT is not allowed (a transaction block,
+    -- an exception handler, a function): 2D000, "invalid transaction termination".
+    -- At the top level it commits only what the COMMIT after the search would.
+    COMMIT;
+    -- The reveal compiled now, in the search's transaction: a session's first
+    -- compile reads pg_proc and may prune its pages, WAL that the search's
+    -- synchronous commit flushes; compiled after it, the reveal would wait
+    -- for that WAL (it waits for every WAL inserted before it began).
+    PERFORM history._search_reveal(NULL, NULL, NULL);
+    result := history._search_history(p_run, p_query, p_speaker, p_after, p_before, p_limit);
+    COMMIT;
+    result := history._search_reveal(p_run, result.search_event_id, p_query);
+END
+$procedure$;
+
+COMMENT ON PROCEDURE history.search_history(uuid, text, text, timestamptz, timestamptz, integer, history.search_result) IS
+    'Search a run''s eligible history (OR of the query''s terms), ranked, with neighbours, budget and audit; commits the audit, then returns the hits';
+REVOKE ALL ON PROCEDURE history.search_history(uuid, text, text, timestamptz, timestamptz, integer, history.search_result) FROM PUBLIC;
+GRANT EXECUTE ON PROCEDURE history.search_history(uuid, text, text, timestamptz, timestamptz, integer, history.search_result)
+    TO history_searcher, history_runtime;
+
+RESET ROLE;
+COMMIT;
