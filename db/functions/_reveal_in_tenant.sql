@@ -12,8 +12,9 @@
 -- search_history's does) and nothing was inserted since, it already is. WAL
 -- that others inserted in between (another session, autovacuum, a read that
 -- pruned a page) nobody may flush soon: then, with p_defer, the reveal notes
--- the position in the search's row, writes WAL of its own so that the
--- caller's synchronous commit flushes past it, and returns NULL: commit and
+-- the position in the search's row, writes WAL of its own (a logical-decoding
+-- message) so that the caller's synchronous commit flushes past it, and
+-- returns NULL: commit and
 -- call again (search_history does). Without p_defer it waits for the flush,
 -- at most three wal_writer_delay (PostgreSQL's bound for an asynchronous
 -- commit: the WAL writer has flushed it by then).
@@ -89,11 +90,11 @@ BEGIN
             IF p_defer THEN
                 UPDATE history.search_reveals s SET flush_target = v_target
                  WHERE s.search_event_id = v_stash.search_event_id AND s.tenant_key = v_stash.tenant_key;
-                -- search_reveals is unlogged: without a logged write the
-                -- caller's commit would flush nothing. The run row is the
-                -- search's own (its searches already serialise on it).
-                UPDATE history.runs r SET search_count = r.search_count
-                 WHERE r.run_key = v_stash.run_key AND r.tenant_key = v_stash.tenant_key;
+                -- search_reveals is unlogged: a commit that wrote no WAL
+                -- flushes nothing. A transactional logical-decoding message is
+                -- WAL that locks no row (a write to the run row deadlocked
+                -- with end_run, which locks it before this one's row).
+                PERFORM pg_catalog.pg_logical_emit_message(true, 'history-search', 'reveal deferred');
                 RETURN NULL;
             END IF;
             v_deadline := pg_catalog.clock_timestamp() + 3 * pg_catalog.current_setting('wal_writer_delay')::interval;
