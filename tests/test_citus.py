@@ -912,44 +912,6 @@ def test_a_search_is_one_call_on_its_tenants_worker_and_one_for_its_reveal(citus
                                          [[], one_call_each + ["BEGIN", "_reveal_in_tenant", "COMMIT"]]), logs
 
 
-def test_the_audience_windows_read_the_tenants_shards_by_name_on_its_worker(citus, distributed):
-    """On the worker that holds a tenant (as inside a search or reply delegated there) the audience's
-    windows are read from the tenant's shards by name, not planned by Citus as a distributed query
-    (4.8 ms a search): Citus executes none of their statements there, and they are the windows the
-    coordinator computes through the distributed tables, for every conversation's members and every
-    single account (direct conversations count linked accounts)."""
-    w = World("acme", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
-    with _as(distributed, "history_runtime") as rc:
-        rt = Runtime(rc, tenant="t-one")
-        with rc.transaction():
-            load_world(rt, w)
-    database = distributed.rsplit("/", 1)[1]
-    with psycopg.connect(distributed, autocommit=True) as c:
-        (tenant,) = c.execute("SELECT tenant_key FROM history.tenants WHERE tenant_id = 't-one'").fetchone()
-        audiences = [a for (a,) in c.execute(
-            """SELECT array_agg(DISTINCT account_key ORDER BY account_key) FROM history.memberships
-                WHERE tenant_key = %s GROUP BY conversation_key
-               UNION ALL
-               SELECT ARRAY[account_key] FROM history.accounts WHERE tenant_key = %s""", (tenant, tenant))]
-        (port,) = c.execute("""SELECT nodeport FROM pg_dist_shard_placement
-                                WHERE shardid = get_shard_id_for_distribution_column('history.memberships', %s)""",
-                            (tenant,)).fetchone()
-        windows = "SELECT coalesce(jsonb_agg(w ORDER BY w.conversation_key), '[]') FROM history._audience_windows(%s, %s, NULL) w"
-        c.execute("SET ROLE history_owner")
-        on_coordinator = [c.execute(windows, (tenant, a)).fetchone()[0] for a in audiences]
-    worker = next(node for node in citus.workers if node.port == port)
-    local: list[str] = []
-    with psycopg.connect(worker.dsn_for(database), autocommit=True) as on_worker:
-        on_worker.add_notice_handler(lambda d: local.append(d.message_primary or ""))
-        on_worker.execute("SET ROLE history_owner")
-        on_worker.execute("SET citus.log_local_commands = on")
-        on_worker.execute("SET client_min_messages = log")
-        on_tenants_worker = [on_worker.execute(windows, (tenant, a)).fetchone()[0] for a in audiences]
-    assert any(len(x) > 1 for x in on_coordinator), "no audience reads two conversations (the test proves little)"
-    assert on_tenants_worker == on_coordinator
-    assert [t for t in local if "memberships_" in t or "accounts_" in t] == [], local
-
-
 def test_every_candidate_strategy_runs_in_a_call_delegated_to_the_tenants_worker(distributed):
     """In a delegated search every statement runs on the tenant's shards, where Citus executes it in
     the worker's own process (its whole-row values are then of the shard's row type, and an EXPLAIN

@@ -18,11 +18,7 @@
 -- their values instead: a generic plan of a statement that joins unnest()
 -- rows to a distributed table is refused ("could not create distributed
 -- plan"), while with the tenant a constant Citus routes the whole statement
--- to the tenant's shard. Inside a call delegated to the tenant's worker (a
--- search, a reply) the same two statements read the tenant's shards by name
--- (history._local_shards): Citus planned the main one as a distributed query
--- in 4.8 ms, more than it takes to run (docs/scale-out.md, "Where a delegated
--- search's time goes now"). Keep the two texts alike.
+-- to the tenant's shard.
 DROP FUNCTION IF EXISTS history._audience_windows(bigint[], bigint[]);
 CREATE OR REPLACE FUNCTION history._audience_windows(p_tenant integer, p_audience bigint[], p_conversations bigint[])
 RETURNS TABLE (conversation_key bigint, visible tstzmultirange)
@@ -33,65 +29,8 @@ AS $function$
 DECLARE
     v_audience bigint[] := ARRAY(SELECT DISTINCT x FROM pg_catalog.unnest(p_audience) x ORDER BY x);
     v_pivots   bigint[];
-    v_shards   regclass[];
 BEGIN
     IF pg_catalog.cardinality(v_audience) = 0 THEN
-        RETURN;
-    END IF;
-    v_shards := history._local_shards('{history.accounts, history.memberships, history.conversations}', p_tenant);
-    IF v_shards IS NOT NULL THEN
-        EXECUTE pg_catalog.format($pivots$
-        SELECT pg_catalog.array_agg(r.account_key ORDER BY r.rank)
-          FROM (SELECT aud.account_key, x.n, pg_catalog.row_number() OVER (ORDER BY x.n, aud.account_key) AS rank
-                  FROM pg_catalog.unnest($2[1:16]) aud(account_key)
-                 CROSS JOIN LATERAL (SELECT pg_catalog.count(*) AS n
-                                       FROM (SELECT FROM %1$s m
-                                              WHERE m.tenant_key = $1 AND m.account_key = aud.account_key LIMIT 256) y) x) r
-         WHERE r.rank = 1 OR (r.rank = 2 AND r.n < 256)$pivots$, v_shards[2])
-          INTO v_pivots USING p_tenant, v_audience;
-        RETURN QUERY EXECUTE pg_catalog.format($windows$
-        WITH candidates AS MATERIALIZED (
-            SELECT m.conversation_key, c.kind
-              FROM pg_catalog.unnest($3) p(account_key)
-              JOIN %1$s a ON a.account_key = p.account_key AND a.tenant_key = $1
-              JOIN %1$s peer ON peer.component_key = a.component_key AND peer.tenant_key = $1
-              JOIN %2$s m ON m.account_key = peer.account_key AND m.tenant_key = $1
-              JOIN %3$s c ON c.conversation_key = m.conversation_key AND c.tenant_key = $1
-             WHERE (peer.account_key = a.account_key OR c.kind = 'direct')
-               AND ($4 IS NULL OR m.conversation_key = ANY ($4))
-             GROUP BY m.conversation_key, c.kind
-            HAVING pg_catalog.count(DISTINCT p.account_key) = pg_catalog.cardinality($3)
-        ), qualifying AS MATERIALIZED (
-            SELECT cd.conversation_key, cd.kind
-              FROM candidates cd
-             WHERE NOT EXISTS (
-                       SELECT FROM pg_catalog.unnest($2) aud(account_key)
-                        WHERE NOT EXISTS (SELECT FROM %2$s m
-                                           WHERE m.tenant_key = $1 AND m.account_key = aud.account_key
-                                             AND m.conversation_key = cd.conversation_key)
-                          AND (cd.kind <> 'direct'
-                               OR NOT EXISTS (SELECT FROM %1$s a
-                                                JOIN %1$s peer ON peer.component_key = a.component_key
-                                                              AND peer.tenant_key = $1
-                                                JOIN %2$s m ON m.account_key = peer.account_key
-                                                           AND m.conversation_key = cd.conversation_key
-                                                           AND m.tenant_key = $1
-                                               WHERE a.account_key = aud.account_key AND a.tenant_key = $1)))
-        )
-        SELECT q.conversation_key, pg_catalog.range_intersect_agg(w.visible)
-          FROM qualifying q
-         CROSS JOIN pg_catalog.unnest($2) aud(account_key)
-         CROSS JOIN LATERAL (
-             SELECT pg_catalog.range_agg(pg_catalog.tstzrange(m.since, m.until, '[)')) AS visible
-               FROM %1$s a
-               JOIN %1$s peer ON peer.component_key = a.component_key AND peer.tenant_key = $1
-               JOIN %2$s m ON m.account_key = peer.account_key AND m.conversation_key = q.conversation_key
-                          AND m.tenant_key = $1
-              WHERE a.account_key = aud.account_key AND a.tenant_key = $1
-                AND (peer.account_key = a.account_key OR q.kind = 'direct')) w
-         GROUP BY q.conversation_key
-         ORDER BY q.conversation_key$windows$, v_shards[1], v_shards[2], v_shards[3])
-          USING p_tenant, v_audience, v_pivots, p_conversations;
         RETURN;
     END IF;
     IF pg_catalog.current_setting('citus.version', true) IS NOT NULL THEN  -- until the function returns
