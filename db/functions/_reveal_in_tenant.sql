@@ -14,10 +14,9 @@
 -- pruned a page) nobody may flush soon: then, with p_defer, the reveal notes
 -- the position in the search's row, writes WAL of its own (a logical-decoding
 -- message) so that the caller's synchronous commit flushes past it, and
--- returns NULL: commit and
--- call again (search_history does). Without p_defer it waits for the flush,
--- at most three wal_writer_delay (PostgreSQL's bound for an asynchronous
--- commit: the WAL writer has flushed it by then).
+-- returns NULL: commit and call again (search_history does). Without p_defer
+-- it waits for the flush, at most three wal_writer_delay (PostgreSQL's bound
+-- for an asynchronous commit: the WAL writer has flushed it by then).
 --
 -- On Citus `history-search distribute` delegates it by p_tenant, like
 -- history._search_in_tenant: it runs on the worker that wrote the search,
