@@ -382,6 +382,10 @@ def test_check_passes_a_fresh_install(db_dsn):
      "function history._score("),
     ("ALTER ROLE history_searcher LOGIN", "role history_searcher can log in"),
     ("ALTER TABLE history.messages OWNER TO postgres", "table history.messages is owned by postgres"),
+    # its text form has a fourth parameter from PostgreSQL 17 on
+    ("DO $$ BEGIN EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', (SELECT oid::regprocedure"
+     " FROM pg_proc WHERE proname = 'pg_logical_emit_message' AND proargtypes[2] = 'text'::regtype)); END $$",
+     "history_owner may not execute pg_logical_emit_message(boolean,text,text"),
 ])
 def test_check_names_what_the_release_did_not_make(db_dsn, tamper, named):
     with psycopg.connect(db_dsn, autocommit=True) as c:

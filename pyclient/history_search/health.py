@@ -14,7 +14,10 @@ read). The checks, each reported as one line per problem:
   (no overload left by an upgrade), pinning ``search_path`` and the other
   settings results depend on;
 * grants: every privilege a role other than the owner holds in schema
-  ``history`` is one the release grants (:data:`GRANTS`), and each of those is held.
+  ``history`` is one the release grants (:data:`GRANTS`), and each of those is held;
+* server functions: ``history_owner`` may execute what the release calls in
+  ``pg_catalog`` beyond the ordinary (``pg_logical_emit_message``, which a
+  deferred reveal's commit carries: docs/audit.md).
 
 A restore without the roles, for instance, leaves the definer functions owned by
 whoever restored them: ``check`` names each one.
@@ -249,6 +252,18 @@ def _owners_definers_grants(connection: Any, health: Health) -> None:
         health.problems.append(f"{role} lacks {priv} on {obj}, which the release grants")
 
 
+def _server_functions(connection: Any, health: Health) -> None:
+    # The text form; PostgreSQL 17 added a fourth parameter (flush), so the signature is read here.
+    for (signature,) in connection.execute(
+            """SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p
+                WHERE p.proname = 'pg_logical_emit_message' AND p.pronamespace = 'pg_catalog'::regnamespace
+                  AND p.proargtypes[2] = 'text'::regtype
+                  AND NOT pg_catalog.has_function_privilege('history_owner', p.oid, 'EXECUTE')""").fetchall():
+        health.problems.append(f"history_owner may not execute {signature}: a search whose reveal must wait for "
+                               f"other sessions' WAL fails (GRANT EXECUTE ON FUNCTION {signature} TO "
+                               "history_owner; docs/audit.md)")
+
+
 def _role_name(connection: Any, oid: int) -> str:
     if oid == 0:
         return "PUBLIC"
@@ -271,4 +286,5 @@ def check_database(dsn: str, root: Any = None) -> Health:
         _release(connection, health)
         _roles(connection, health)
         _owners_definers_grants(connection, health)
+        _server_functions(connection, health)
     return health
