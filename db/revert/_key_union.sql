@@ -1,0 +1,6 @@
+-- Revert history-search:_key_union from pg
+BEGIN;
+
+DROP FUNCTION history._key_union(bigint[], bigint[]);
+
+COMMIT;
