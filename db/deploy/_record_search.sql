@@ -3,7 +3,6 @@
 -- The function lives in db/functions/_record_search.sql.
 -- Reworked after v0.3.0: Citus: every statement names the tenant (tenant_key, the distribution column), so each runs on one shard
 -- Reworked after v0.4.0: The audit's reasons name the window stage's components: window_coverage, feedback
--- Reworked after v0.5.0: The evidence as one multi-row INSERT ... VALUES: on Citus an INSERT ... SELECT from a function's rows went through an intermediate result
 BEGIN;
 SET LOCAL ROLE history_owner;
 

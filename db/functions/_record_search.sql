@@ -85,20 +85,12 @@ BEGIN
     v_relied := history._relied_proofs_of(p_run.tenant_key, p_admission.selected, p_audience, p_run.requester_key);
     v_proofs := (SELECT jsonb_agg(jsonb_build_array(s.k, coalesce(v_relied -> s.k::text, '[]')))
                    FROM unnest(p_admission.selected) s(k));
-    -- One multi-row INSERT ... VALUES (keys and arrays of keys, formatted):
-    -- on Citus an INSERT ... SELECT from a function's rows is run through an
-    -- intermediate result, some 3 ms a search.
-    IF v_proofs IS NOT NULL THEN
-        EXECUTE pg_catalog.format(
-            'INSERT INTO history.run_evidence AS ev (tenant_key, run_key, message_key, event_key, proof_keys) '
-            'VALUES %s ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE '
-            'SET proof_keys = history._key_union(ev.proof_keys, excluded.proof_keys)',
-            (SELECT pg_catalog.string_agg(pg_catalog.format('(%s, %s, %s, %s, %L::bigint[])',
-                                                            p_run.tenant_key, p_run.run_key, (e.e->>0)::bigint, v_event_key,
-                                                            ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(e.e->1) x)),
-                                          ', ' ORDER BY e.o)
-               FROM jsonb_array_elements(v_proofs) WITH ORDINALITY e(e, o)));
-    END IF;
+    INSERT INTO history.run_evidence AS ev (tenant_key, run_key, message_key, event_key, proof_keys)
+    SELECT p_run.tenant_key, p_run.run_key, (e->>0)::bigint, v_event_key,
+           ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(e->1) x)
+      FROM jsonb_array_elements(coalesce(v_proofs, '[]')) e
+    ON CONFLICT (run_key, message_key, tenant_key) DO UPDATE
+       SET proof_keys = ARRAY(SELECT DISTINCT p FROM unnest(ev.proof_keys || excluded.proof_keys) p ORDER BY p);
     UPDATE history.runs
        SET evidence_count = evidence_count + cardinality(p_admission.new_keys), search_count = search_count + 1
      WHERE run_key = p_run.run_key AND tenant_key = p_run.tenant_key;

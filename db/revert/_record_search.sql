@@ -1,3 +1,3 @@
--- Revert history-search:_record_search from pg: back to its @v0.5.0 version
+-- Revert history-search:_record_search from pg: back to its @v0.4.0 version
 -- (if the signature changed, drop the new function here first).
-\ir ../deploy/_record_search@v0.5.0.sql
+\ir ../deploy/_record_search@v0.4.0.sql
