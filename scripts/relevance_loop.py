@@ -3,6 +3,7 @@
     PYTHONPATH=pyclient .venv/bin/python scripts/relevance_loop.py dump "$LOCOMO_DIR" /tmp/lexemes.pkl  # ~5 s
     PYTHONPATH=pyclient .venv/bin/python scripts/relevance_loop.py run /tmp/lexemes.pkl [VARIANT ...]  # ~9 s each
     PYTHONPATH=pyclient .venv/bin/python scripts/relevance_loop.py oracle /tmp/lexemes.pkl
+    PYTHONPATH=pyclient .venv/bin/python scripts/relevance_loop.py conversations /tmp/lexemes.pkl  # ~2 min
 
 ``dump`` loads the conversations into a throwaway cluster once (LoCoMo's dates; the dates ending
 yesterday are the same turns moved) and stores what the restatement reads: each turn's lexemes from
@@ -14,7 +15,9 @@ none = that base), and prints R@8 hits / context R@8 over categories 1-4 for bot
 category, and every category where a figure is below BM25's on the same lexemes. docs/relevance.md
 ("Context recall", "Hits recall") reports what the variants gave. The restatement differs from search
 only where search matches an identifier (a hyphenated word or a number), about 1 question in 15 at the
-edge of the first 8.
+edge of the first 8. ``conversations`` prints hits R@8 per conversation and date variant for BM25,
+the ranking that ships (the window stage included) and that ranking with each weight at 0: whether a
+signal helps in every conversation or in a few (docs/relevance.md, "Which signals carry").
 """
 
 from __future__ import annotations
@@ -359,6 +362,20 @@ VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str,
                                     (feedback_first, {"first": 30})), {}),
     "wc_first30+fb_first100": (chain((window_coverage_first, {"w": 0.5, "first": 30}),
                                      (feedback_first, {"first": 100})), {}),
+    "stage_text0.5": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                      {"text": 0.5}),
+    "stage_text0.25": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                       {"text": 0.25}),
+    "stage_text0": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                    {"text": 0.0}),
+    "stage_text0_cov1": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                         {"text": 0.0, "coverage": 1.0}),
+    "stage_b0": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                 {"b": 0.0}),
+    "stage_b0_k1_0.3": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                        {"b": 0.0, "k1": 0.3}),
+    "stage_b0.2": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
+                   {"b": 0.2}),
     "wc_first20": (lambda x, s: window_coverage_first(x, s, 0.5, 20), {}),
     "wc_first20+fb_first20": (chain((window_coverage_first, {"w": 0.5, "first": 20}),
                                     (feedback_first, {"first": 20})), {}),
@@ -466,13 +483,71 @@ def oracle(cache: dict[str, Any], p: R.Params, pool: int = 20) -> dict[str, floa
     return out
 
 
+def by_conversation(cache: dict[str, Any], variant: Callable[[Question, Scores], Scores] | None, p: R.Params,
+                    shifted: bool) -> list[float]:
+    """Hits R@8 over categories 1-4, one figure per conversation (LoCoMo's dates, or ending yesterday)."""
+    out = []
+    for c in cache["convs"]:
+        order = [k for k, _, _ in c["turns"]]
+        nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
+        shift = c["shift"] if shifted else timedelta(0)
+        turns = [R.Turn(k, s, t + shift, c["docs"][k]) for k, s, t in c["turns"]]
+        hits = []
+        for q in c["qs"]:
+            if q["category"] in (1, 2, 3, 4):
+                x = Question(turns, q, c["names"], cache["now"], p)
+                sc = variant(x, x.sc) if variant and x.match else x.sc
+                hits.append(_recall([turns[i].key for i in x.order(sc)[:20]], nb, q["evidence"])[0])
+        out.append(sum(hits) / len(hits))
+    return out
+
+
+def bm25_by_conversation(cache: dict[str, Any]) -> list[float]:
+    out = []
+    for c in cache["convs"]:
+        order = [k for k, _, _ in c["turns"]]
+        nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
+        model = BM25([c["docs"][d] for d in order])
+        hits = []
+        for q in c["qs"]:
+            if q["category"] in (1, 2, 3, 4):
+                s = model.scores(q["terms"])
+                ranked = sorted((i for i, d in enumerate(order) if any(t in c["docs"][d] for t in q["terms"])),
+                                key=lambda i: (-s[i], -i))[:20]
+                hits.append(_recall([order[i] for i in ranked], nb, q["evidence"])[0])
+        out.append(sum(hits) / len(hits))
+    return out
+
+
+def conversations(cache: dict[str, Any], base: R.Params) -> None:
+    """Per conversation: BM25, the shipped ranking with its window stage, and each weight at 0 (as a change)."""
+    stage = chain((window_coverage_first, {"w": base.window_coverage, "first": 30}),
+                  (feedback_first, {"w": base.feedback, "first": 100}))
+    without: dict[str, tuple[Callable[[Question, Scores], Scores] | None, R.Params]] = {
+        w: (stage, replace(base, **{w: 0.0}))
+        for w in ("text", "coverage", "actor", "named_speaker", "session", "period", "tells_time")}
+    without["window_coverage"] = (chain((feedback_first, {"w": base.feedback, "first": 100})), base)
+    without["feedback"] = (chain((window_coverage_first, {"w": base.window_coverage, "first": 30})), base)
+    for shifted in (False, True):
+        print("dates ending yesterday" if shifted else "LoCoMo's dates")
+        shipped = by_conversation(cache, stage, base, shifted)
+        print(f"  {'BM25':22s}" + "".join(f" {h:6.3f}" for h in bm25_by_conversation(cache)))
+        print(f"  {'shipped':22s}" + "".join(f" {h:6.3f}" for h in shipped))
+        for name, (fn, p) in without.items():
+            r = by_conversation(cache, fn, p, shifted)
+            print(f"  {'without ' + name:22s}" + "".join(f" {h - s:+6.3f}" for h, s in zip(r, shipped)), flush=True)
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["dump"]:
         dump(argv[1], argv[2])
         return 0
-    with open(argv[-1] if argv[:1] == ["oracle"] else argv[1], "rb") as f:
+    with open(argv[-1] if argv[:1] in (["oracle"], ["conversations"]) else argv[1], "rb") as f:
         cache = pickle.load(f)
     base = R.Params.from_settings(cache["settings"])
+    if argv[:1] == ["conversations"]:
+        conversations(cache, base)
+        return 0
     if argv[:1] == ["oracle"]:
         print(" ".join(f"{v}: {r:.3f}" for v, r in oracle(cache, base).items()))
         return 0
