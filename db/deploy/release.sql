@@ -6,6 +6,7 @@
 -- Reworked after v0.2.0: history-search 0.3.0
 -- Reworked after v0.3.0: history-search 0.4.0
 -- Reworked after v0.4.0: history-search 0.5.0
+-- Reworked after v0.5.0: history-search 0.6.0
 BEGIN;
 SET LOCAL ROLE history_owner;
 
