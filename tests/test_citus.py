@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from datetime import datetime, timezone
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Iterator
 
@@ -721,6 +722,19 @@ def test_reindex_runs_on_the_coordinator_tenant_by_tenant(distributed):
                             "WHERE d.document = history._document_vector(e.body, 'english')").fetchone() == (10,)
         assert conn.execute("SELECT rows_done, rows_changed, finished_at IS NOT NULL "
                             "FROM history.reindex_progress").fetchone() == (10, 4, True)
+
+        # The status an auditor reads measures a re-index against the rows in the shards, not against
+        # the coordinator's empty shell (whose estimate is 0: a re-index read 100% after one batch).
+        conn.execute("VACUUM ANALYZE history.message_search_documents")
+        documents = conn.execute("SELECT count(*) FROM history.message_search_documents").fetchone()[0]
+        conn.execute("UPDATE history.reindex_progress SET finished_at = NULL, rows_done = 5")
+        try:
+            with _auditor_login(distributed) as login, psycopg.connect(login, autocommit=True) as auditor:
+                assert auditor.execute(
+                    "SELECT search_documents_estimate, reindex_running, reindex_percent FROM history.status"
+                ).fetchone() == (documents, True, (Decimal(500) / documents).quantize(Decimal('0.1'), ROUND_HALF_UP))
+        finally:
+            conn.execute("UPDATE history.reindex_progress SET finished_at = now(), rows_done = 10")
 
 
 def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):

@@ -6,7 +6,9 @@
 -- redefines history.status on a Citus coordinator as SELECT * FROM this function;
 -- on one node the view keeps its own query, so a filter on one of its columns
 -- still reaches the tables' indexes. The query is the view's, column for column
--- (but an OFFSET): a change of one is a change of the other.
+-- (but an OFFSET, and the projection's estimate, read through
+-- _search_documents_estimate, which on one node reads what the view reads):
+-- a change of one is a change of the other.
 CREATE OR REPLACE FUNCTION history._status_rows()
 RETURNS TABLE (
     release text,
@@ -50,8 +52,8 @@ SELECT history.schema_release() AS release,
        p.finished_at AS reindex_finished_at,
        p.rows_done   AS reindex_rows_done,
        p.last_message_key AS reindex_last_message_key,
-       -- The planner's estimate (pg_class.reltuples): counting tens of millions
-       -- of rows for a status line would take seconds.
+       -- The planner's estimate (on one node the view reads pg_class.reltuples
+       -- itself; on Citus the shell's is 0 and the shards' are summed).
        t.documents_estimate AS search_documents_estimate,
        CASE WHEN p.started_at IS NULL THEN NULL
             WHEN p.finished_at IS NOT NULL THEN 100.0
@@ -73,8 +75,7 @@ SELECT history.schema_release() AS release,
                        LEFT JOIN history.conversation_search_events e
                               ON e.searched_at >= g.hour AND e.searched_at < g.hour OPERATOR(pg_catalog.+) interval '1 hour'
                       GROUP BY g.hour) x) h
- CROSS JOIN (SELECT GREATEST(c.reltuples, 0)::bigint AS documents_estimate
-               FROM pg_catalog.pg_class c WHERE c.oid = 'history.message_search_documents'::regclass) t
+ CROSS JOIN (SELECT history._search_documents_estimate() AS documents_estimate) t
   -- OFFSET 0: on Citus the reference table is read on its own, not joined on
   -- the coordinator over a connection to itself as the owner (who may not log in there).
   LEFT JOIN (SELECT * FROM history.reindex_progress OFFSET 0) p ON true

@@ -1,12 +1,3 @@
--- Revert history-search:audit_view_functions from pg
--- On a Citus coordinator where distribute redefined the views over these
--- functions, the DROP refuses (the views depend on them) and nothing changes.
-BEGIN;
-SET LOCAL ROLE history_owner;
-
-DROP FUNCTION history._status_rows();
-DROP FUNCTION history._search_audit_messages_rows();
-DROP FUNCTION history._search_audit_rows();
-
-RESET ROLE;
-COMMIT;
+-- Revert history-search:audit_view_functions from pg: back to its @v0.6.0 version
+-- (if the signature changed, drop the new function here first).
+\ir ../deploy/audit_view_functions@v0.6.0.sql
