@@ -15,7 +15,7 @@ from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
 ROOT = Path(__file__).resolve().parent
-SQL_ITEMS = ("db/deploy", "db/revert", "db/verify", "db/functions", "sqitch.plan", "sqitch.conf")
+SQL_ITEMS = ("db/deploy", "db/revert", "db/verify", "db/functions", "db/citus", "sqitch.plan", "sqitch.conf")
 
 
 def _ignore(_dir, names):

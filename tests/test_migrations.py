@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from history_search.migrations import TOP_DIR, apply_migrations, load_script, pending, read_plan
+from history_search.migrations import CITUS_DIR, TOP_DIR, apply_migrations, load_script, pending, read_plan
 
 from .harness import schema_dump
 
@@ -37,6 +37,20 @@ def test_every_script_is_in_the_plan(kind):
     planned = {c.script for c in PLAN.changes}
     stray = sorted(p.stem for p in (DB / kind).glob("*.sql") if p.stem not in planned)
     assert stray == [], f"db/{kind}/ scripts that no plan change names"
+
+
+def test_every_citus_script_stands_for_a_script_of_the_plan():
+    """db/citus/<kind>/<script>.sql runs instead of db/<kind>/<script>.sql on a distributed database
+    (history_search.migrations.CITUS_DIR): one with no counterpart would never run."""
+    scripts = sorted((DB / CITUS_DIR).rglob("*.sql"))
+    assert scripts, "db/citus/ holds the scripts an upgrade of a distributed database needs"
+    planned = {c.script for c in PLAN.changes}
+    stray = [str(p.relative_to(DB)) for p in scripts
+             if p.parent.parent != DB / CITUS_DIR or p.parent.name not in ("deploy", "revert", "verify")
+             or p.stem not in planned]
+    assert stray == [], "db/citus/ scripts that stand for no script of the plan"
+    for script in scripts:
+        load_script(script)  # reads as yoyo runs it
 
 
 def test_every_script_loads_for_yoyo():
@@ -186,4 +200,5 @@ def test_wheel_ships_the_sql(tmp_path, make_database):
     module_file, root, *applied = run.stdout.splitlines()
     assert module_file.startswith(str(target))
     assert root == str(target / "history_search" / "_sql")
+    assert (target / "history_search" / "_sql" / "db" / CITUS_DIR / "deploy" / "window_evidence_settings.sql").is_file()
     assert applied == [f"applied {n}" for n in PLAN_IDS]

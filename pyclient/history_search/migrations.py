@@ -464,8 +464,14 @@ def _run_verify(sql: str, what: str) -> Callable[[Any], None]:
     return run
 
 
-def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
-    """One yoyo migration per change of the plan under ``root`` (default: :func:`sql_root`)."""
+def plan_migrations(root: str | os.PathLike[str] | None = None, *, distributed: bool = False) -> Any:
+    """One yoyo migration per change of the plan under ``root`` (default: :func:`sql_root`).
+
+    ``distributed``: for a database whose tables Citus already distributes, a
+    change's script that has a counterpart under ``db/citus/`` (same kind, same
+    name: :data:`CITUS_DIR`) runs that instead; yoyo records the same change
+    and hash.
+    """
     from yoyo.migrations import Migration, MigrationList, StepCollector
 
     root = Path(root) if root is not None else sql_root()
@@ -509,7 +515,8 @@ def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
             script = top / kind / f"{change.script}.sql"
             if not script.is_file():
                 raise PlanError(f"change {change.name} has no {kind} script: {script}")
-            scripts.append(load_script(script))
+            variant = top / CITUS_DIR / kind / f"{change.script}.sql"
+            scripts.append(load_script(variant if distributed and variant.is_file() else script))
         content = change_hash(change.id, expand_includes(top / "deploy" / f"{change.script}.sql"))
         deploy, revert, verify = scripts
         migration = PlanMigration(change, deploy, revert, verify, content)
@@ -521,6 +528,14 @@ def plan_migrations(root: str | os.PathLike[str] | None = None) -> Any:
         migrations.append(migration)
         previous = migration
     return MigrationList(migrations)
+
+
+#: Under ``db/``: where Citus refuses a released change's script on tables it
+#: already distributes (an upgrade of a distributed database), ``citus/deploy/``
+#: or ``citus/verify/`` holds a script of the same name that does the same in
+#: statements Citus accepts (tests/test_citus.py: the same schema). Released
+#: scripts stay frozen; only a distributed database runs these.
+CITUS_DIR = "citus"
 
 
 def change_hash(change_id: str, deploy: str) -> str:
@@ -751,6 +766,20 @@ def citus_coordinator(connection: psycopg.Connection[Any]) -> bool:
     return bool(found and found[0])
 
 
+def citus_distributed(dsn: str) -> bool:
+    """Does Citus distribute this database's tables (a coordinator after ``history-search distribute``)?"""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        if not citus_coordinator(connection):
+            return False
+        row = connection.execute(
+            """SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition p
+                                JOIN pg_catalog.pg_class c ON c.oid = p.logicalrelid
+                               WHERE c.relnamespace = pg_catalog.to_regnamespace('history'))""").fetchone()
+        return bool(row and row[0])
+
+
 def _citus_deferred_dsn(dsn: str) -> str:
     """``dsn``, on a Citus coordinator with new objects created on the coordinator only.
 
@@ -762,7 +791,9 @@ def _citus_deferred_dsn(dsn: str) -> str:
     stays on the coordinator until ``history-search distribute`` distributes
     the tables, which creates each with everything it depends on (schema,
     types, functions, roles) on every node. Changes to objects already
-    distributed (a table's ``ALTER``) still propagate. Elsewhere ``dsn`` as is.
+    distributed (a table's ``ALTER``) still propagate, but not a ``CREATE OR
+    REPLACE`` of a distributed function: ``distribute``, which runs after every
+    migrate there, sends those to the workers. Elsewhere ``dsn`` as is.
     """
     import psycopg
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -844,6 +875,8 @@ def apply_migrations(
     """
     migrations = plan_migrations(root)
     _check_database(dsn, _project(root), migrations)
+    if citus_distributed(dsn):
+        migrations = plan_migrations(root, distributed=True)
     backend = _backend(_citus_deferred_dsn(dsn))
     try:
         with backend.lock():
