@@ -41,6 +41,15 @@ coordinator, where clients connect). ``distribute`` grants that, on the workers
 only, and the workers' ``pg_hba.conf`` must admit it only from the other nodes
 (docs/scale-out.md, "The owner role on Citus").
 
+After a ``migrate`` of a distributed database (docs/scale-out.md, "Upgrading a
+distributed database"): a new table is laid out by the same rule (one that
+Citus made a "Citus local table" for its foreign key to a reference table
+becomes a reference table, its comments kept), a new routine is distributed,
+and a routine the migrate changed is sent again to the workers, which Citus
+did not do (a migration runs in a transaction with new objects deferred): each
+routine's definition is compared on every node, and the coordinator's sent
+where a worker's differs.
+
 Idempotent: when every table and function is already where the rule puts it,
 nothing changes and the report says so.
 """
@@ -144,6 +153,33 @@ SELECT f.signature,
  ORDER BY 1
 """
 
+# Each node's definition of each routine of the schema (an md5 of pg_get_functiondef), read by the same
+# command on every node (so with the same search_path), and which node is the coordinator.
+_DEFINITIONS = """
+SELECT n.groupid = 0, r.success, r.result
+  FROM pg_catalog.run_command_on_all_nodes($cmd$
+SELECT pg_catalog.json_object_agg(p.oid::pg_catalog.regprocedure::text,
+                                  pg_catalog.md5(pg_catalog.pg_get_functiondef(p.oid)))
+  FROM pg_catalog.pg_proc p
+ WHERE p.pronamespace = 'history'::pg_catalog.regnamespace AND p.prokind IN ('f', 'p')$cmd$) r
+  JOIN pg_catalog.pg_dist_node n ON n.nodeid = r.nodeid
+"""
+
+# The statements that set again the comments of a table and of its columns.
+_COMMENTS = """
+SELECT pg_catalog.format('COMMENT ON TABLE %%s IS %%L', c.oid::regclass, d.description)
+  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_description d
+    ON d.classoid = 'pg_catalog.pg_class'::regclass AND d.objoid = c.oid AND d.objsubid = 0
+ WHERE c.oid = %(table)s::regclass
+UNION ALL
+SELECT pg_catalog.format('COMMENT ON COLUMN %%s.%%I IS %%L', c.oid::regclass, a.attname, d.description)
+  FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid
+  JOIN pg_catalog.pg_description d
+    ON d.classoid = 'pg_catalog.pg_class'::regclass AND d.objoid = c.oid AND d.objsubid = a.attnum
+ WHERE c.oid = %(table)s::regclass
+"""
+
 # Each view V of the schema with a function _V_rows() of no arguments, and whether V reads it already.
 _FUNCTION_VIEWS = """
 SELECT v.oid::regclass::text, f.oid::regprocedure::text,
@@ -207,6 +243,47 @@ def _functions(connection: Any) -> list[tuple[str, bool, bool]]:
     return [(str(f), bool(done), bool(delegated)) for f, done, delegated in rows]
 
 
+def _definitions(connection: Any) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """(the coordinator's, each worker's): an md5 of each routine's definition, by signature."""
+    import json
+
+    coordinator: dict[str, str] = {}
+    workers: list[dict[str, str]] = []
+    for is_coordinator, ok, result in connection.execute(_DEFINITIONS).fetchall():
+        if not ok:
+            raise DistributeError(f"could not read the functions' definitions on a node: {result}")
+        found = json.loads(result) if result else {}
+        if is_coordinator:
+            coordinator = found
+        else:
+            workers.append(found)
+    return coordinator, workers
+
+
+def _stale_on_workers(connection: Any) -> list[str]:
+    """Bring every worker's copy of each routine up to the coordinator's definition; the ones it replaced.
+
+    A migrate re-creates a changed function on the coordinator only: Citus does not send a CREATE OR
+    REPLACE of a distributed function to the workers from inside a transaction (every migration runs
+    in one) when new objects are deferred (as migrate defers them). The workers would go on running
+    the previous release's body. The same statement, alone and outside a transaction, Citus sends to
+    every worker, with the owner and the grants.
+    """
+    coordinator, workers = _definitions(connection)
+    stale = sorted(f for f, digest in coordinator.items()
+                   if any(f in worker and worker[f] != digest for worker in workers))
+    for function in stale:
+        row = connection.execute("SELECT pg_catalog.pg_get_functiondef(%s::regprocedure)", (function,)).fetchone()
+        connection.execute(row[0])
+    if stale:
+        coordinator, workers = _definitions(connection)
+        left = sorted(f for f in stale if any(worker.get(f) != coordinator[f] for worker in workers))
+        if left:
+            raise DistributeError(f"the workers still run another definition of {left[0]} after it was sent "
+                                  "to them")
+    return stale
+
+
 def _owner_logs_in_on_workers(connection: Any) -> bool:
     """Let history_owner log in on every worker (not on the coordinator); True if a worker changed."""
     rows = connection.execute(
@@ -238,6 +315,9 @@ def distribute(dsn: str) -> Layout:
 
         placed = {t: (kind, colocation) for t, kind, colocation in
                   connection.execute(_PLACED, {"schema": SCHEMA}).fetchall()}
+        # A table that a migrate created on a distributed database, with a foreign key to a reference
+        # table, is one Citus made a Citus local table: it becomes a reference table like any other.
+        placed = {t: p for t, p in placed.items() if not (p[0] == "Citus local" and t in reference)}
         wrong = sorted(
             f"{t} is already a {placed[t][0]} table" for t in distributed + reference
             if t in placed and placed[t][0] != ("distributed" if t in distributed else "reference"))
@@ -264,6 +344,10 @@ def distribute(dsn: str) -> Layout:
                             f"reference table {table} has a foreign key ({name}) to {referenced}, which has {KEY} "
                             f"and is distributed: Citus allows no reference table to refer to a distributed one; "
                             f"give {table} a {KEY} too")
+                # A table that Citus made a Citus local table for its foreign key to a reference table (one a
+                # migrate created on a distributed database) is re-created twice below, without its comments:
+                # when the key is dropped (Citus undistributes it) and when it becomes a reference table.
+                comments = [c for t in todo_tables for (c,) in connection.execute(_COMMENTS, {"table": t}).fetchall()]
                 for table, name, _definition, _referenced in keys:
                     connection.execute(sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(
                         sql.SQL(table), sql.Identifier(name)))
@@ -285,6 +369,8 @@ def distribute(dsn: str) -> Layout:
                 for table, name, definition, _referenced in keys:
                     connection.execute(sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {}").format(
                         sql.SQL(table), sql.Identifier(name), sql.SQL(definition)))
+                for comment in comments:
+                    connection.execute(comment)
                 # That copy is read by nothing and would hold every message's text a second time.
                 for table in loaded:
                     connection.execute("SELECT pg_catalog.truncate_local_data_after_distributing_table(%s)",
@@ -321,6 +407,8 @@ def distribute(dsn: str) -> Layout:
             if len(failed) == len(pending):
                 raise DistributeError(f"could not create {failed[0][0]} on the workers: {failed[0][2]}")
             pending = [(f, delegated) for f, delegated, _ in failed]
+        for function in _stale_on_workers(connection):
+            layout.changed.append(f"function {function}: the workers' definition replaced by the coordinator's")
         # After the functions: Citus creates the views on the workers too, with what they depend on.
         for view, function, done in connection.execute(_FUNCTION_VIEWS, {"schema": SCHEMA}).fetchall():
             layout.views.append(view)
