@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Iterator
 
+import history_search
 import psycopg
 import psycopg.conninfo
 import pytest
@@ -32,7 +34,11 @@ from history_search.cluster import ThrowawayCluster
 from history_search.demo import World, load_world
 from history_search.distribute import DistributeError, distribute, planned_layout
 from history_search.errors import DatabaseError, HistorySearchError
+from history_search.health import check_database
 from history_search.migrations import apply_migrations
+
+from .harness import call_search, schema_dump
+from .test_releases import PLAN, RELEASES, checkout, release_commit, write_world
 
 _names = itertools.count(1)
 ROOT = Path(__file__).resolve().parents[1]
@@ -735,6 +741,88 @@ def test_reindex_runs_on_the_coordinator_tenant_by_tenant(distributed):
                 ).fetchone() == (documents, True, (Decimal(500) / documents).quantize(Decimal('0.1'), ROUND_HALF_UP))
         finally:
             conn.execute("UPDATE history.reindex_progress SET finished_at = now(), rows_done = 10")
+
+
+# -- upgrades -------------------------------------------------------------------
+
+#: The releases whose databases could be distributed (`history-search distribute` came with 0.3.0).
+DISTRIBUTABLE_RELEASES = [t for t in RELEASES if tuple(map(int, t[1:].split("."))) >= (0, 3, 0)]
+
+
+def _as_release(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``history-search ARGS`` as the release at ``tree`` shipped it."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "pyclient"), "HISTORY_SEARCH_SQL_DIR": str(tree)}
+    return subprocess.run([sys.executable, "-m", "history_search", *args], capture_output=True, text=True,
+                          env=env, cwd=tree, timeout=300)
+
+
+def _history_counts(dsn: str) -> dict[str, int]:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        tables = [r[0] for r in c.execute(
+            "SELECT c.oid::regclass::text FROM pg_catalog.pg_class c"
+            " WHERE c.relnamespace = 'history'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1")]
+        return {t: c.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(t))).fetchone()[0] for t in tables}
+
+
+@pytest.mark.parametrize("tag", DISTRIBUTABLE_RELEASES)
+def test_a_distributed_database_of_a_release_upgrades(tag, citus, citus_db, tmp_path):
+    """A database that a release migrated and distributed, holding a world, upgrades by today's migrate
+    and distribute: the schema of a fresh distributed install, every row kept, the workers running
+    today's functions, and the world found as before. Citus refuses some released scripts on tables it
+    distributes; db/citus/ holds what runs instead (history_search.migrations.CITUS_DIR)."""
+    tree = checkout(release_commit(tag), tmp_path / tag)
+    for step in ("migrate", "distribute"):
+        done = _as_release(tree, step, "--dsn", citus_db)
+        assert done.returncode == 0, f"{tag} {step}: {done.stderr}"
+    try:
+        before = write_world(citus_db)
+    except psycopg.errors.FeatureNotSupported:
+        # 0.3.0's search could not run on Citus at all ("could not create distributed plan"): its
+        # world is written, the search is what the upgrade makes work.
+        assert tag == "v0.3.0"
+        before = {"run": None, "hits": ["m1", "m2"]}
+    counts = _history_counts(citus_db)
+
+    applied = apply_migrations(citus_db)
+    assert applied == [c.id for c in PLAN.changes[PLAN.tags[tag]:]]
+    layout = distribute(citus_db)
+    assert layout.changed, "the upgrade's new routines and tables are distributed"
+
+    coordinator, workers = _definitions_on_nodes(citus_db)
+    assert all(worker == coordinator for worker in workers), "every node runs today's functions"
+    with psycopg.connect(citus_db, autocommit=True) as c:
+        assert not c.execute("SELECT count(*) FROM pg_dist_partition p JOIN pg_class k ON k.oid = p.logicalrelid"
+                             " WHERE k.relnamespace = 'history'::regnamespace"
+                             "   AND NOT (p.partmethod = 'h' OR p.repmodel = 't')").fetchone()[0], \
+            "no table left a Citus local table"
+    fresh_name = f"hs_citus_fresh_{next(_names)}"
+    fresh = citus.create_database(fresh_name)
+    try:
+        apply_migrations(fresh)
+        distribute(fresh)
+        assert schema_dump(citus_db) == schema_dump(fresh)
+    finally:
+        citus.drop_database(fresh_name)
+
+    after = _history_counts(citus_db)
+    assert {t: after.get(t) for t in counts} == counts, "rows lost or added by the upgrade"
+    with psycopg.connect(citus_db, autocommit=True) as c:
+        run = c.execute("SELECT history.begin_run('bot', 'team', 'alice', 'm4')").fetchone()[0]
+        assert sorted(h["message_id"] for h in call_search(c, run, "zeppelin")["hits"]) == before["hits"]
+        assert c.execute("SELECT history.schema_release()").fetchone() == (history_search.__version__,)
+        with pytest.raises(psycopg.errors.CheckViolation):  # a constraint a Citus-only script added
+            c.execute("UPDATE history.search_settings SET window_coverage_weight = -1")
+    again = distribute(citus_db)
+    assert again.changed == [], "distribute after the upgrade's distribute changes nothing"
+    health = check_database(citus_db)
+    assert health.ok, health.lines()
+
+
+def _definitions_on_nodes(dsn: str) -> tuple[dict[str, str], list[dict[str, str]]]:
+    from history_search.distribute import _definitions
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        return _definitions(c)
 
 
 def test_definer_functions_reach_the_shards_as_the_owner(citus, distributed):
