@@ -59,7 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DistributeError", "Layout", "distribute", "planned_layout"]
+__all__ = ["DistributeError", "Layout", "distribute", "outstanding", "planned_layout"]
 
 SCHEMA = "history"
 KEY = "tenant_key"
@@ -282,6 +282,28 @@ def _stale_on_workers(connection: Any) -> list[str]:
             raise DistributeError(f"the workers still run another definition of {left[0]} after it was sent "
                                   "to them")
     return stale
+
+
+def outstanding(connection: Any) -> list[str]:
+    """What ``distribute`` would do on this coordinator, whose tables it has laid out before (read only):
+    a table not laid out, a routine not on the workers or with another definition there, a view not
+    reading its function. Empty when there is nothing, or when no table of the schema is distributed."""
+    placed = {t: kind for t, kind, _ in connection.execute(_PLACED, {"schema": SCHEMA}).fetchall()}
+    if not placed:
+        return []
+    distributed, reference = planned_layout(connection)
+    todo = [f"table {t} is not {'distributed' if t in distributed else 'a reference table'}"
+            for t in distributed + reference
+            if placed.get(t) != ("distributed" if t in distributed else "reference")]
+    todo += [f"function {f} is not on the workers" + (" (delegated)" if delegated else "")
+             for f, done, delegated in _functions(connection) if not done]
+    coordinator, workers = _definitions(connection)
+    todo += [f"function {f} has another definition on a worker"
+             for f, digest in sorted(coordinator.items()) if any(f in w and w[f] != digest for w in workers)]
+    todo += [f"view {view} does not read {function}"
+             for view, function, done in connection.execute(_FUNCTION_VIEWS, {"schema": SCHEMA}).fetchall()
+             if not done]
+    return todo
 
 
 def _owner_logs_in_on_workers(connection: Any) -> bool:

@@ -17,7 +17,11 @@ read). The checks, each reported as one line per problem:
   ``history`` is one the release grants (:data:`GRANTS`), and each of those is held;
 * server functions: ``history_owner`` may execute what the release calls in
   ``pg_catalog`` beyond the ordinary (``pg_logical_emit_message``, which a
-  deferred reveal's commit carries: docs/audit.md).
+  deferred reveal's commit carries: docs/audit.md);
+* on a Citus coordinator whose tables are distributed: what ``history-search
+  distribute`` has yet to do after a ``migrate`` (a new table or routine, a
+  routine whose workers still run the previous definition:
+  :func:`distribute.outstanding`).
 
 A restore without the roles, for instance, leaves the definer functions owned by
 whoever restored them: ``check`` names each one.
@@ -264,6 +268,16 @@ def _server_functions(connection: Any, health: Health) -> None:
                                "history_owner; docs/audit.md)")
 
 
+def _citus_layout(connection: Any, health: Health) -> None:
+    from .distribute import outstanding
+    from .migrations import citus_coordinator
+
+    if not citus_coordinator(connection):
+        return
+    for line in outstanding(connection):
+        health.problems.append(f"{line}: run history-search distribute (after every migrate on Citus)")
+
+
 def _role_name(connection: Any, oid: int) -> str:
     if oid == 0:
         return "PUBLIC"
@@ -287,4 +301,5 @@ def check_database(dsn: str, root: Any = None) -> Health:
         _roles(connection, health)
         _owners_definers_grants(connection, health)
         _server_functions(connection, health)
+        _citus_layout(connection, health)
     return health
