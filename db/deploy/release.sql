@@ -7,6 +7,7 @@
 -- Reworked after v0.3.0: history-search 0.4.0
 -- Reworked after v0.4.0: history-search 0.5.0
 -- Reworked after v0.5.0: history-search 0.6.0
+-- Reworked after v0.6.0: history-search 0.7.0
 BEGIN;
 SET LOCAL ROLE history_owner;
 

@@ -16,21 +16,25 @@ STABLE
 SET search_path = pg_catalog, history, pg_temp
 AS $function$
 DECLARE
+    v_partitions regclass := pg_catalog.to_regclass('pg_catalog.pg_dist_partition');
+    v_shards     regproc := pg_catalog.to_regproc('pg_catalog.run_command_on_shards');
     v_distributed boolean := false;
     v_estimate    bigint;
 BEGIN
-    -- Citus' catalog exists only where Citus is installed: read it by name.
-    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
-        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1)'
+    -- Citus' catalog and functions exist only where Citus is installed: the
+    -- statements are made from the catalog's entries for them (nothing checks
+    -- them statically).
+    IF v_partitions IS NOT NULL AND v_shards IS NOT NULL THEN
+        EXECUTE pg_catalog.format('SELECT EXISTS (SELECT FROM %s p WHERE p.logicalrelid = $1)', v_partitions)
            INTO v_distributed USING 'history.message_search_documents'::regclass;
     END IF;
     IF v_distributed THEN
-        EXECUTE $sum$
-            SELECT pg_catalog.sum(GREATEST(r.result::float8, 0))::bigint
-              FROM pg_catalog.run_command_on_shards('history.message_search_documents',
-                       'SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = ''%s''::pg_catalog.regclass') r
-             WHERE r.success$sum$
-           INTO v_estimate;
+        EXECUTE pg_catalog.format(
+            'SELECT pg_catalog.sum(GREATEST(r.result::float8, 0))::bigint FROM %s($1, $2) r WHERE r.success',
+            v_shards)
+           INTO v_estimate
+          USING 'history.message_search_documents'::regclass,
+                'SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = ''%s''::pg_catalog.regclass';
     ELSE
         SELECT GREATEST(c.reltuples, 0)::bigint INTO v_estimate
           FROM pg_catalog.pg_class c WHERE c.oid = 'history.message_search_documents'::regclass;

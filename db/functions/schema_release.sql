@@ -8,6 +8,6 @@ RETURNS text
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, history, pg_temp
-RETURN '0.6.0';
+RETURN '0.7.0';
 
 COMMENT ON FUNCTION history.schema_release() IS 'history-search: the release this schema is at';

@@ -1,3 +1,3 @@
--- Revert history-search:release from pg: back to its @v0.5.0 version
+-- Revert history-search:release from pg: back to its @v0.6.0 version
 -- (if the signature changed, drop the new function here first).
-\ir ../deploy/release@v0.5.0.sql
+\ir ../deploy/release@v0.6.0.sql

@@ -13,7 +13,7 @@ The public names, importable from the package itself::
 * the result dataclasses and the typed errors (one class per ``HS`` SQLSTATE).
 """
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 from .client import AsyncAuditor, AsyncRuntime, AsyncSearch, Auditor, Runtime, Search
 from .errors import (Conflict, DatabaseError, DeliveryBlocked, HistorySearchError, InvalidArgument,
