@@ -822,6 +822,44 @@ def test_a_distributed_database_of_a_release_upgrades(tag, citus, citus_db, tmp_
     assert health.ok, health.lines()
 
 
+def test_a_tenant_moved_to_the_other_worker_is_searched_and_written_there(citus, distributed):
+    """A shard move (as a rebalance after adding a node makes): the tenant's co-located shards go to the
+    other worker, and its searches and writes, delegated by the placement, follow them; the moved-from
+    copies Citus leaves until its cleanup are not read (what the search finds is what was written)."""
+    with psycopg.connect(distributed, autocommit=True) as c:
+        for account, kind in (("bot", "agent"), ("alice", "person"), ("bob", "person")):
+            c.execute("SELECT history.upsert_account(%s, %s, %s, 'acme')", (account, kind, account.title()))
+        c.execute("SELECT history.upsert_conversation('team', 'group', 'Team', NULL, 'acme')")
+        for account in ("bot", "alice", "bob"):
+            c.execute("SELECT history.add_member('team', %s, '2026-01-01', 'acme')", (account,))
+        c.execute("SELECT history.post_message('m1', 'team', 'alice', 'zeppelin launch in June', '2026-02-01', "
+                  "'{}', 'acme')")
+        c.execute("SELECT history.post_message('m4', 'team', 'alice', '@bot when?', '2026-02-02', '{}', 'acme')")
+
+        def found() -> list[str]:
+            run = c.execute("SELECT history.begin_run('bot', 'team', 'alice', 'm4', '{}', '{}', 'acme')").fetchone()[0]
+            return sorted(h["message_id"] for h in call_search(c, run, "zeppelin")["hits"])
+
+        def placement() -> tuple[int, str, int]:
+            return c.execute(
+                """SELECT p.shardid, p.nodename, p.nodeport FROM pg_dist_shard_placement p
+                    WHERE p.shardid = get_shard_id_for_distribution_column('history.messages',
+                              (SELECT tenant_key FROM history.tenants WHERE tenant_id = 'acme'))""").fetchone()
+
+        assert found() == ["m1"]
+        shard, host, port = placement()
+        (target,) = [w for w in citus.workers if w.port != port]
+        c.execute("SELECT citus_move_shard_placement(%s, %s, %s, %s, %s, shard_transfer_mode => 'block_writes')",
+                  (shard, host, port, target.host, target.port))
+        assert placement()[2] == target.port
+        assert found() == ["m1"]
+        c.execute("SELECT history.post_message('m5', 'team', 'bob', 'zeppelin budget', '2026-02-03', '{}', 'acme')")
+        assert found() == ["m1", "m5"]
+        c.execute("CALL citus_cleanup_orphaned_resources()")
+        assert found() == ["m1", "m5"]
+    assert distribute(distributed).changed == [], "a move leaves nothing for distribute to do"
+
+
 def _definitions_on_nodes(dsn: str) -> tuple[dict[str, str], list[dict[str, str]]]:
     from history_search.distribute import _definitions
 
