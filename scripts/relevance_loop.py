@@ -341,6 +341,12 @@ def chain(*steps: tuple[Callable[..., Scores], dict[str, Any]]) -> Callable[[Que
     return run
 
 
+#: The window stage as it ships (history._window_scores): window coverage for the first 30 matches, then
+#: feedback with its terms' rarity over the first 100.
+STAGE_STEPS: tuple[tuple[Callable[..., Scores], dict[str, Any]], ...] = (
+    (window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100}))
+STAGE = chain(*STAGE_STEPS)
+
 VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str, Any]]] = {
     "shipped": (None, {}),  # history._score alone, before the window stage
     "text0.5": (None, {"text": 0.5}),
@@ -360,28 +366,17 @@ VARIANTS: dict[str, tuple[Callable[[Question, Scores], Scores] | None, dict[str,
                             (feedback, {"w": 0.2, "k": 2, "m": 5})), {}),
     "wc_first30+fb_first30": (chain((window_coverage_first, {"w": 0.5, "first": 30}),
                                     (feedback_first, {"first": 30})), {}),
-    "wc_first30+fb_first100": (chain((window_coverage_first, {"w": 0.5, "first": 30}),
-                                     (feedback_first, {"first": 100})), {}),
-    "stage_text0.5": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                      {"text": 0.5}),
-    "stage_text0.25": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                       {"text": 0.25}),
-    "stage_text0": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                    {"text": 0.0}),
-    "stage_text0_cov1": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                         {"text": 0.0, "coverage": 1.0}),
-    "stage_b0": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                 {"b": 0.0}),
-    "stage_b0_k1_0.3": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                        {"b": 0.0, "k1": 0.3}),
-    "stage_b0.2": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100})),
-                   {"b": 0.2}),
-    "stage+band0.03": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100}),
-                             (band, {"delta": 0.03})), {}),
-    "stage+band0.05": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100}),
-                             (band, {"delta": 0.05})), {}),
-    "stage+new_shown0.05": (chain((window_coverage_first, {"w": 0.5, "first": 30}), (feedback_first, {"first": 100}),
-                                  (new_shown, {"w": 0.05})), {}),
+    "wc_first30+fb_first100": (STAGE, {}),
+    "stage_text0.5": (STAGE, {"text": 0.5}),
+    "stage_text0.25": (STAGE, {"text": 0.25}),
+    "stage_text0": (STAGE, {"text": 0.0}),
+    "stage_text0_cov1": (STAGE, {"text": 0.0, "coverage": 1.0}),
+    "stage_b0": (STAGE, {"b": 0.0}),
+    "stage_b0_k1_0.3": (STAGE, {"b": 0.0, "k1": 0.3}),
+    "stage_b0.2": (STAGE, {"b": 0.2}),
+    "stage+band0.03": (chain(*STAGE_STEPS, (band, {"delta": 0.03})), {}),
+    "stage+band0.05": (chain(*STAGE_STEPS, (band, {"delta": 0.05})), {}),
+    "stage+new_shown0.05": (chain(*STAGE_STEPS, (new_shown, {"w": 0.05})), {}),
     "wc_first20": (lambda x, s: window_coverage_first(x, s, 0.5, 20), {}),
     "wc_first20+fb_first20": (chain((window_coverage_first, {"w": 0.5, "first": 20}),
                                     (feedback_first, {"first": 20})), {}),
@@ -427,33 +422,45 @@ def _recall(ranked: list[str], nb: dict[str, set[str]], ev: set[str]) -> tuple[f
     return len(ev & set(ranked[:8])) / len(ev), len(ev & ctx) / len(ev)
 
 
+def _conversation_rows(cache: dict[str, Any], c: dict[str, Any], variant: Callable[[Question, Scores], Scores] | None,
+                       p: R.Params, shift: timedelta) -> list[tuple[int, float, float]]:
+    """(category, R@8 hits, context R@8) of each question of conversation c, its dates moved by shift."""
+    order = [k for k, _, _ in c["turns"]]
+    nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
+    turns = [R.Turn(k, s, t + shift, c["docs"][k]) for k, s, t in c["turns"]]
+    rows = []
+    for q in c["qs"]:
+        x = Question(turns, q, c["names"], cache["now"], p)
+        sc = variant(x, x.sc) if variant and x.match else x.sc
+        ranked = [turns[i].key for i in x.order(sc)[:20]]
+        rows.append((q["category"], *_recall(ranked, nb, q["evidence"])))
+    return rows
+
+
+def _bm25_rows(c: dict[str, Any]) -> list[tuple[int, float, float]]:
+    """The same for BM25 over the conversation's lexemes."""
+    order = [k for k, _, _ in c["turns"]]
+    nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
+    model = BM25([c["docs"][d] for d in order])
+    rows = []
+    for q in c["qs"]:
+        s = model.scores(q["terms"])
+        ranked = sorted((i for i, d in enumerate(order) if any(t in c["docs"][d] for t in q["terms"])),
+                        key=lambda i: (-s[i], -i))[:20]
+        rows.append((q["category"], *_recall([order[i] for i in ranked], nb, q["evidence"])))
+    return rows
+
+
 def evaluate(cache: dict[str, Any], variant: Callable[[Question, Scores], Scores] | None, p: R.Params) -> Figures:
     rows: dict[str, list[tuple[int, float, float]]] = {"locomo": [], "recent": []}
     for c in cache["convs"]:
-        order = [k for k, _, _ in c["turns"]]
-        nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
-        for v, shift in (("locomo", timedelta(0)), ("recent", c["shift"])):
-            turns = [R.Turn(k, s, t + shift, c["docs"][k]) for k, s, t in c["turns"]]
-            for q in c["qs"]:
-                x = Question(turns, q, c["names"], cache["now"], p)
-                sc = variant(x, x.sc) if variant and x.match else x.sc
-                ranked = [turns[i].key for i in x.order(sc)[:20]]
-                rows[v].append((q["category"], *_recall(ranked, nb, q["evidence"])))
+        rows["locomo"] += _conversation_rows(cache, c, variant, p, timedelta(0))
+        rows["recent"] += _conversation_rows(cache, c, variant, p, c["shift"])
     return _figures(rows)
 
 
 def bm25(cache: dict[str, Any]) -> Figures:
-    rows: list[tuple[int, float, float]] = []
-    for c in cache["convs"]:
-        order = [k for k, _, _ in c["turns"]]
-        nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
-        model = BM25([c["docs"][d] for d in order])
-        for q in c["qs"]:
-            s = model.scores(q["terms"])
-            ranked = sorted((i for i, d in enumerate(order) if any(t in c["docs"][d] for t in q["terms"])),
-                            key=lambda i: (-s[i], -i))[:20]
-            rows.append((q["category"], *_recall([order[i] for i in ranked], nb, q["evidence"])))
-    return _figures({"bm25": rows})
+    return _figures({"bm25": [r for c in cache["convs"] for r in _bm25_rows(c)]})
 
 
 def oracle(cache: dict[str, Any], p: R.Params, pool: int = 20) -> dict[str, float]:
@@ -489,40 +496,20 @@ def oracle(cache: dict[str, Any], p: R.Params, pool: int = 20) -> dict[str, floa
     return out
 
 
+def _hits_of_categories_1_4(rows: list[tuple[int, float, float]]) -> float:
+    hits = [h for category, h, _ in rows if category in (1, 2, 3, 4)]
+    return sum(hits) / len(hits)
+
+
 def by_conversation(cache: dict[str, Any], variant: Callable[[Question, Scores], Scores] | None, p: R.Params,
                     shifted: bool) -> list[float]:
     """Hits R@8 over categories 1-4, one figure per conversation (LoCoMo's dates, or ending yesterday)."""
-    out = []
-    for c in cache["convs"]:
-        order = [k for k, _, _ in c["turns"]]
-        nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
-        shift = c["shift"] if shifted else timedelta(0)
-        turns = [R.Turn(k, s, t + shift, c["docs"][k]) for k, s, t in c["turns"]]
-        hits = []
-        for q in c["qs"]:
-            if q["category"] in (1, 2, 3, 4):
-                x = Question(turns, q, c["names"], cache["now"], p)
-                sc = variant(x, x.sc) if variant and x.match else x.sc
-                hits.append(_recall([turns[i].key for i in x.order(sc)[:20]], nb, q["evidence"])[0])
-        out.append(sum(hits) / len(hits))
-    return out
+    return [_hits_of_categories_1_4(_conversation_rows(cache, c, variant, p, c["shift"] if shifted else timedelta(0)))
+            for c in cache["convs"]]
 
 
 def bm25_by_conversation(cache: dict[str, Any]) -> list[float]:
-    out = []
-    for c in cache["convs"]:
-        order = [k for k, _, _ in c["turns"]]
-        nb = {k: set(order[max(0, i - 2):i] + order[i + 1:i + 3]) for i, k in enumerate(order)}
-        model = BM25([c["docs"][d] for d in order])
-        hits = []
-        for q in c["qs"]:
-            if q["category"] in (1, 2, 3, 4):
-                s = model.scores(q["terms"])
-                ranked = sorted((i for i, d in enumerate(order) if any(t in c["docs"][d] for t in q["terms"])),
-                                key=lambda i: (-s[i], -i))[:20]
-                hits.append(_recall([order[i] for i in ranked], nb, q["evidence"])[0])
-        out.append(sum(hits) / len(hits))
-    return out
+    return [_hits_of_categories_1_4(_bm25_rows(c)) for c in cache["convs"]]
 
 
 def conversations(cache: dict[str, Any], base: R.Params) -> None:
