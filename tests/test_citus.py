@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import itertools
 import json
-import os
 import re
 import subprocess
 import sys
@@ -38,7 +37,7 @@ from history_search.health import check_database
 from history_search.migrations import apply_migrations
 
 from .harness import call_search, schema_dump
-from .test_releases import PLAN, RELEASES, checkout, release_commit, write_world
+from .test_releases import PLAN, RELEASES, as_release, checkout, release_commit, table_counts, write_world
 
 _names = itertools.count(1)
 ROOT = Path(__file__).resolve().parents[1]
@@ -749,21 +748,6 @@ def test_reindex_runs_on_the_coordinator_tenant_by_tenant(distributed):
 DISTRIBUTABLE_RELEASES = [t for t in RELEASES if tuple(map(int, t[1:].split("."))) >= (0, 3, 0)]
 
 
-def _as_release(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``history-search ARGS`` as the release at ``tree`` shipped it."""
-    env = {**os.environ, "PYTHONPATH": str(tree / "pyclient"), "HISTORY_SEARCH_SQL_DIR": str(tree)}
-    return subprocess.run([sys.executable, "-m", "history_search", *args], capture_output=True, text=True,
-                          env=env, cwd=tree, timeout=300)
-
-
-def _history_counts(dsn: str) -> dict[str, int]:
-    with psycopg.connect(dsn, autocommit=True) as c:
-        tables = [r[0] for r in c.execute(
-            "SELECT c.oid::regclass::text FROM pg_catalog.pg_class c"
-            " WHERE c.relnamespace = 'history'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1")]
-        return {t: c.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(t))).fetchone()[0] for t in tables}
-
-
 @pytest.mark.parametrize("tag", DISTRIBUTABLE_RELEASES)
 def test_a_distributed_database_of_a_release_upgrades(tag, citus, citus_db, tmp_path):
     """A database that a release migrated and distributed, holding a world, upgrades by today's migrate
@@ -772,7 +756,7 @@ def test_a_distributed_database_of_a_release_upgrades(tag, citus, citus_db, tmp_
     distributes; db/citus/ holds what runs instead (history_search.migrations.CITUS_DIR)."""
     tree = checkout(release_commit(tag), tmp_path / tag)
     for step in ("migrate", "distribute"):
-        done = _as_release(tree, step, "--dsn", citus_db)
+        done = as_release(tree, step, "--dsn", citus_db)
         assert done.returncode == 0, f"{tag} {step}: {done.stderr}"
     try:
         before = write_world(citus_db)
@@ -781,7 +765,7 @@ def test_a_distributed_database_of_a_release_upgrades(tag, citus, citus_db, tmp_
         # world is written, the search is what the upgrade makes work.
         assert tag == "v0.3.0"
         before = {"run": None, "hits": ["m1", "m2"]}
-    counts = _history_counts(citus_db)
+    counts = table_counts(citus_db)
 
     applied = apply_migrations(citus_db)
     assert applied == [c.id for c in PLAN.changes[PLAN.tags[tag]:]]
@@ -808,7 +792,7 @@ def test_a_distributed_database_of_a_release_upgrades(tag, citus, citus_db, tmp_
     finally:
         citus.drop_database(fresh_name)
 
-    after = _history_counts(citus_db)
+    after = table_counts(citus_db)
     assert {t: after.get(t) for t in counts} == counts, "rows lost or added by the upgrade"
     with psycopg.connect(citus_db, autocommit=True) as c:
         run = c.execute("SELECT history.begin_run('bot', 'team', 'alice', 'm4')").fetchone()[0]

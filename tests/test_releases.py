@@ -195,11 +195,16 @@ def assert_upgraded(dsn: str, fresh_schema: str, before: dict, counts: dict) -> 
         assert c.execute("SELECT count(*) FROM history.accounts WHERE account_id = 'alice'").fetchone() == (2,)
 
 
+def as_release(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``history-search ARGS`` as the release (or build) at ``tree`` shipped it."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "pyclient"), "HISTORY_SEARCH_SQL_DIR": str(tree)}
+    return subprocess.run([sys.executable, "-m", "history_search", *args],
+                          capture_output=True, text=True, env=env, cwd=tree, timeout=300)
+
+
 def deploy_with_its_own_migrate(tree: Path, dsn: str) -> subprocess.CompletedProcess[str]:
     """``history-search migrate`` as the release (or build) at ``tree`` shipped it."""
-    env = {**os.environ, "PYTHONPATH": str(tree / "pyclient"), "HISTORY_SEARCH_SQL_DIR": str(tree)}
-    return subprocess.run([sys.executable, "-m", "history_search", "migrate", "--dsn", dsn],
-                          capture_output=True, text=True, env=env, cwd=tree)
+    return as_release(tree, "migrate", "--dsn", dsn)
 
 
 @pytest.mark.parametrize("tag", RELEASES)
