@@ -260,6 +260,11 @@ def _definitions(connection: Any) -> tuple[dict[str, str], list[dict[str, str]]]
     return coordinator, workers
 
 
+def _differing(coordinator: dict[str, str], workers: list[dict[str, str]]) -> list[str]:
+    """The routines some worker has with a definition other than the coordinator's, sorted."""
+    return sorted(f for f, digest in coordinator.items() if any(f in w and w[f] != digest for w in workers))
+
+
 def _stale_on_workers(connection: Any) -> list[str]:
     """Bring every worker's copy of each routine up to the coordinator's definition; the ones it replaced.
 
@@ -269,15 +274,12 @@ def _stale_on_workers(connection: Any) -> list[str]:
     the previous release's body. The same statement, alone and outside a transaction, Citus sends to
     every worker, with the owner and the grants.
     """
-    coordinator, workers = _definitions(connection)
-    stale = sorted(f for f, digest in coordinator.items()
-                   if any(f in worker and worker[f] != digest for worker in workers))
+    stale = _differing(*_definitions(connection))
     for function in stale:
         row = connection.execute("SELECT pg_catalog.pg_get_functiondef(%s::regprocedure)", (function,)).fetchone()
         connection.execute(row[0])
     if stale:
-        coordinator, workers = _definitions(connection)
-        left = sorted(f for f in stale if any(worker.get(f) != coordinator[f] for worker in workers))
+        left = _differing(*_definitions(connection))
         if left:
             raise DistributeError(f"the workers still run another definition of {left[0]} after it was sent "
                                   "to them")
@@ -297,9 +299,7 @@ def outstanding(connection: Any) -> list[str]:
             if placed.get(t) != ("distributed" if t in distributed else "reference")]
     todo += [f"function {f} is not on the workers" + (" (delegated)" if delegated else "")
              for f, done, delegated in _functions(connection) if not done]
-    coordinator, workers = _definitions(connection)
-    todo += [f"function {f} has another definition on a worker"
-             for f, digest in sorted(coordinator.items()) if any(f in w and w[f] != digest for w in workers)]
+    todo += [f"function {f} has another definition on a worker" for f in _differing(*_definitions(connection))]
     todo += [f"view {view} does not read {function}"
              for view, function, done in connection.execute(_FUNCTION_VIEWS, {"schema": SCHEMA}).fetchall()
              if not done]
