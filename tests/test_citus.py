@@ -9,6 +9,7 @@ session; each test gets its own database on every node.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import itertools
@@ -839,9 +840,43 @@ def test_a_tenant_moved_to_the_other_worker_is_searched_and_written_there(citus,
         assert found() == ["m1"]
         c.execute("SELECT history.post_message('m5', 'team', 'bob', 'zeppelin budget', '2026-02-03', '{}', 'acme')")
         assert found() == ["m1", "m5"]
+        # Identity keys drawn on two nodes: Citus gives each node's sequence its own range (the node's
+        # group id in the top 16 bits), so the two keys cannot collide.
+        groups = c.execute("SELECT message_key >> 48 FROM history.messages WHERE message_id IN ('m1', 'm5') "
+                           "ORDER BY message_id").fetchall()
+        assert len(set(groups)) == 2 and all(g > 0 for (g,) in groups), groups
         c.execute("CALL citus_cleanup_orphaned_resources()")
         assert found() == ["m1", "m5"]
     assert distribute(distributed).changed == [], "a move leaves nothing for distribute to do"
+
+
+def test_identity_writers_on_two_nodes_queue_on_one_write_lock(citus, distributed):
+    """link_identity and revoke_proof serialise on a row of the reference table history.write_locks (not a
+    node-local advisory lock): a link held open on the coordinator makes the same lock wait on a worker,
+    and the other way round, so writers connected to different nodes cannot interleave. (Citus takes a
+    reference table's row lock on its placements through its own connections, where the waiting session's
+    lock_timeout does not apply: the wait is watched from a thread.)"""
+    name = distributed.rsplit("/", 1)[1]
+    lock = "SELECT 1 FROM history.write_locks WHERE lock_name = 'identity_proofs' FOR UPDATE"
+    with psycopg.connect(distributed, autocommit=True) as c:
+        for account in ("alice", "alice2"):
+            c.execute("SELECT history.upsert_account(%s, 'person', %s, 'acme')", (account, account.title()))
+
+    def waits(holder: str, hold: str, other: str) -> None:
+        with psycopg.connect(holder) as a, psycopg.connect(other, autocommit=True) as b:
+            a.execute(hold)  # the transaction stays open: the lock is held
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                locked = pool.submit(lambda: b.execute(lock).fetchone())
+                with pytest.raises(concurrent.futures.TimeoutError):
+                    locked.result(timeout=1.5)
+                a.commit()
+                assert locked.result(timeout=30) == (1,), "it gets the lock once the holder commits"
+
+    coordinator, worker = citus.coordinator.dsn_for(name), citus.workers[0].dsn_for(name)
+    waits(coordinator, "SELECT history.link_identity('p1', 'alice', 'alice2', '2026-01-01', 'acme')", worker)
+    waits(worker, lock, coordinator)
+    with psycopg.connect(distributed) as c:
+        assert c.execute("SELECT count(*) FROM history.identity_proofs").fetchone() == (1,)
 
 
 def _definitions_on_nodes(dsn: str) -> tuple[dict[str, str], list[dict[str, str]]]:
