@@ -88,7 +88,7 @@ class Question:
         terms = q["terms"]
         self.name_terms = {t for s in names.values() for t in s} & set(terms)
         self.named = {s for s, n in names.items() if n & set(terms)}
-        self.match = [i for i, t in enumerate(turns) if any(x in t.lexemes for x in terms)]
+        self.match = [i for i, t in enumerate(turns) if any(x in t.lexemes for x in self.retrieving(terms))]
         n = len(self.match)
         self.idf: dict[str, float] = {}
         self.rel = [0.0] * len(turns)
@@ -102,7 +102,7 @@ class Question:
             df = sum(1 for i in self.match if x in turns[i].lexemes)
             if df:
                 self.idf[x] = R._exact(math.log(1 + (n - df + 0.5) / (df + 0.5))
-                                       * (p.name_term if x in self.name_terms else 1.0))
+                                       * (p.name_term if x in self.name_terms else 1.0) * self.weigh(x))
         self.total_idf = sum(self.idf.values())
         bm25 = [0.0] * len(turns)
         for i in self.match:
@@ -115,6 +115,14 @@ class Question:
         best = max(bm25) or 1.0
         self.rel = [x / best for x in bm25]
         self.sc = {i: self.score(i, with_text=True) for i in self.match}
+
+    def retrieving(self, terms: list[str]) -> list[str]:
+        """The terms a candidate must match one of: all of them in the shipped formula."""
+        return terms
+
+    def weigh(self, term: str) -> float:
+        """A factor on the term's rarity: 1 in the shipped formula (scripts/wordnet_expansion.py sets others)."""
+        return 1.0
 
     def cov(self, i: int) -> float:
         return self.rarity[i] / self.total_idf if self.total_idf else 0.0
