@@ -26,7 +26,6 @@ import importlib.util
 import pickle
 import re
 import sys
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,18 +92,17 @@ class WordNet:
                 first = self.synsets[pos][self.index[pos][base][0]]
                 for s in [first] + [self.synsets[pos][k] for k in first.kinds]:
                     out.update(w.lower() for w in s.words if "_" not in w and w.lower() != base)
-        return {re.sub(r"\(.*\)$", "", w) for w in out}  # adjective markers such as "(a)"
+        return out
 
 
 def expansions(wn: WordNet, question: str) -> dict[str, set[str]]:
-    """Per question word or two-word phrase whose lexemes are terms: the WordNet words related to it."""
+    """Per question word and two-word phrase: the WordNet words related to it (attach keeps those of words
+    whose lexemes are terms and not the people's names: named_speaker's evidence, not a thesaurus')."""
     words = re.findall(r"[A-Za-z]+", question)
     out: dict[str, set[str]] = {}
     for k, w in enumerate(words):
-        if k and w[0].isupper():
-            continue  # a name: named_speaker's evidence, not a thesaurus'
         out[w.lower()] = wn.related(w.lower())
-        if k + 1 < len(words) and not words[k + 1][0].isupper():
+        if k + 1 < len(words):
             out[f"{w.lower()}_{words[k + 1].lower()}"] = wn.related(f"{w.lower()}_{words[k + 1].lower()}")
     return out
 
