@@ -9,7 +9,6 @@ session; each test gets its own database on every node.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import hashlib
 import itertools
@@ -17,6 +16,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -37,7 +37,7 @@ from history_search.errors import DatabaseError, HistorySearchError
 from history_search.health import check_database
 from history_search.migrations import apply_migrations
 
-from .harness import call_search, schema_dump
+from .harness import call_search, run_in_thread, schema_dump
 from .test_releases import PLAN, RELEASES, as_release, checkout, release_commit, table_counts, write_world
 
 _names = itertools.count(1)
@@ -854,27 +854,40 @@ def test_identity_writers_on_two_nodes_queue_on_one_write_lock(citus, distribute
     """link_identity and revoke_proof serialise on a row of the reference table history.write_locks (not a
     node-local advisory lock): a link held open on the coordinator makes the same lock wait on a worker,
     and the other way round, so writers connected to different nodes cannot interleave. (Citus takes a
-    reference table's row lock on its placements through its own connections, where the waiting session's
-    lock_timeout does not apply: the wait is watched from a thread.)"""
+    reference table's row lock on its placements through its own connections, so the wait shows on whichever
+    node holds the placement, and the waiting session's lock_timeout does not apply to it.)"""
     name = distributed.rsplit("/", 1)[1]
     lock = "SELECT 1 FROM history.write_locks WHERE lock_name = 'identity_proofs' FOR UPDATE"
     with psycopg.connect(distributed, autocommit=True) as c:
         for account in ("alice", "alice2"):
             c.execute("SELECT history.upsert_account(%s, 'person', %s, 'acme')", (account, account.title()))
 
+    def lock_waits() -> int:
+        """Backends of this database waiting for a lock, on all nodes (the wait may be on any placement)."""
+        return sum(c.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
+                             (name,)).fetchone()[0] for c in observers)
+
     def waits(holder: str, hold: str, other: str) -> None:
         with psycopg.connect(holder) as a, psycopg.connect(other, autocommit=True) as b:
             a.execute(hold)  # the transaction stays open: the lock is held
-            with concurrent.futures.ThreadPoolExecutor(1) as pool:
-                locked = pool.submit(lambda: b.execute(lock).fetchone())
-                with pytest.raises(concurrent.futures.TimeoutError):
-                    locked.result(timeout=1.5)
-                a.commit()
-                assert locked.result(timeout=30) == (1,), "it gets the lock once the holder commits"
+            thread, box = run_in_thread(lambda: b.execute(lock).fetchone())
+            for _ in range(200):
+                if lock_waits():
+                    break
+                time.sleep(0.02)
+            else:
+                pytest.fail("the other node's writer never waited for the lock")
+            assert thread.is_alive() and not box, "it is still waiting"
+            a.commit()
+            thread.join(30)
+            assert box == {"value": (1,)}, "it gets the lock once the holder commits"
 
     coordinator, worker = citus.coordinator.dsn_for(name), citus.workers[0].dsn_for(name)
-    waits(coordinator, "SELECT history.link_identity('p1', 'alice', 'alice2', '2026-01-01', 'acme')", worker)
-    waits(worker, lock, coordinator)
+    with contextlib.ExitStack() as stack:
+        observers = [stack.enter_context(psycopg.connect(node.dsn_for(name), autocommit=True))
+                     for node in citus.nodes]
+        waits(coordinator, "SELECT history.link_identity('p1', 'alice', 'alice2', '2026-01-01', 'acme')", worker)
+        waits(worker, lock, coordinator)
     with psycopg.connect(distributed) as c:
         assert c.execute("SELECT count(*) FROM history.identity_proofs").fetchone() == (1,)
 
